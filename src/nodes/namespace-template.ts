@@ -1,0 +1,62 @@
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { InvalidNamespaceError, MissingConfigError } from "../errors.js";
+
+/**
+ * A namespace whose labels may hold `{placeholders}` filled from
+ * `config.configurable` at run time, e.g. `["users", "{user_id}"]`.
+ * A namespace with no placeholders (`["team", "support"]`) is a fixed, shared
+ * scope.
+ */
+export type NamespaceTemplate = readonly string[];
+
+const PLACEHOLDER = /\{([A-Za-z0-9_$-]+)\}/g;
+/** Characters that namespaces reject, plus `%` itself so decoding is exact. */
+const RESERVED = /[%.:\u0000]/g;
+
+/**
+ * Encodes an id so that it is always a valid namespace label. The encoding is
+ * reversible ({@link decodeLabel}): `"ann.lee@x.com"` → `"ann%2Elee@x%2Ecom"`.
+ */
+export function encodeLabel(value: string): string {
+  return value.replace(RESERVED, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
+}
+
+/** Inverse of {@link encodeLabel}. */
+export function decodeLabel(label: string): string {
+  return label.replace(/%([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+/** The names of the placeholders a template uses, e.g. `["user_id"]`. */
+export function templateKeys(template: NamespaceTemplate): string[] {
+  const keys = new Set<string>();
+  for (const label of template) for (const m of label.matchAll(PLACEHOLDER)) keys.add(m[1]);
+  return [...keys];
+}
+
+/**
+ * Fills a namespace template from `config.configurable`.
+ *
+ * @throws {MissingConfigError} when a placeholder's value is missing or empty.
+ *   Nothing is read or written in that case: there is no fallback namespace.
+ */
+export function resolveNamespace(template: NamespaceTemplate, config?: LangGraphRunnableConfig): string[] {
+  if (!Array.isArray(template) || template.length === 0) {
+    throw new InvalidNamespaceError(`namespace template must be a non-empty array of labels, got ${JSON.stringify(template)}`);
+  }
+  const configurable = (config?.configurable ?? {}) as Record<string, unknown>;
+  return template.map((label) =>
+    label.replace(PLACEHOLDER, (_match: string, key: string) => {
+      const value = configurable[key];
+      if (value === undefined || value === null || value === "") {
+        throw new MissingConfigError(
+          `memory namespace ${JSON.stringify(template)} needs config.configurable.${key}, but the run's config has none. ` +
+            `Pass it from your authentication layer, e.g. graph.invoke(input, { configurable: { ${key}: "..." } }).`,
+        );
+      }
+      if (typeof value !== "string" && typeof value !== "number") {
+        throw new MissingConfigError(`config.configurable.${key} must be a string or number, got ${typeof value}`);
+      }
+      return encodeLabel(String(value));
+    }),
+  );
+}
