@@ -1,0 +1,157 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import type { Runnable } from "@langchain/core/runnables";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { InvalidArgumentError } from "../errors.js";
+import { formatMemoryContext, messageText } from "./format-memories.js";
+import { resolveNamespace, type NamespaceTemplate } from "./namespace-template.js";
+import { waitForPendingWrites } from "./pending-writes.js";
+import { recallMemories, validateRecallOptions } from "./recall.js";
+import { resolveStore } from "./resolve-store.js";
+import { createMemoryTools, type MemoryToolsOptions } from "./tools.js";
+
+/**
+ * How memories reach the model.
+ * - `preload`: recalled and shown before every model call.
+ * - `postload`: the model gets `search_memory` / `remember` / `forget` tools.
+ * - `both`: both of the above.
+ * - `none`: neither (writeMemory may still save facts).
+ */
+export type MemoryMode = "preload" | "postload" | "both" | "none";
+
+const MODES: readonly MemoryMode[] = ["preload", "postload", "both", "none"];
+
+/** The state callModel reads: any state with a `messages` channel. */
+export interface MessagesState {
+  messages: BaseMessage[];
+}
+
+/** Options for {@link callModel}. */
+export interface CallModelOptions {
+  /** The chat model. Must support `bindTools` when tools are bound. */
+  model: BaseChatModel;
+  /** Memory namespace template, e.g. `["users", "{user_id}"]`. */
+  namespace: NamespaceTemplate;
+  /** How memories reach the model. @default "preload" */
+  mode?: MemoryMode;
+  /**
+   * The store to recall from. Prefer passing it (see resolveStore).
+   * @default config.store
+   */
+  store?: BaseStore;
+  /** Your own tools, bound in every mode. @default [] */
+  tools?: StructuredToolInterface[];
+  /** Your own system prompt, sent first, before the memory context. @default undefined */
+  systemPrompt?: string;
+  /** Most memories to preload. @default 5 */
+  limit?: number;
+  /** Preload keeps query hits scoring at least this. @default 0 */
+  scoreThreshold?: number;
+  /** Fill free places with the newest memories. @default true */
+  fillWithRecent?: boolean;
+  /** Items read to find the newest memories. @default 1000 */
+  recentScanLimit?: number;
+  /** Token budget (estimated) for the memory-context message. @default undefined (none) */
+  maxTokens?: number;
+  /**
+   * Builds the recall query from the state. Return an empty string to skip
+   * the search (recent memories are still shown).
+   * @default the text of the latest human message
+   */
+  queryBuilder?: (state: MessagesState, config: LangGraphRunnableConfig) => string | Promise<string>;
+  /**
+   * Options for the memory tools bound in postload/both modes.
+   * @default {}
+   */
+  memoryTools?: Omit<MemoryToolsOptions, "namespace" | "store">;
+}
+
+/** The text of the latest human message, or "" when there is none. */
+export function latestHumanText(messages: BaseMessage[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i].getType() === "human") return messageText(messages[i]);
+  }
+  return "";
+}
+
+/** Whether a mode preloads memories. */
+export const preloads = (mode: MemoryMode): boolean => mode === "preload" || mode === "both";
+/** Whether a mode gives the model memory tools. */
+export const postloads = (mode: MemoryMode): boolean => mode === "postload" || mode === "both";
+
+/** Validates a mode; throws {@link InvalidArgumentError} naming it. */
+export function checkMode(mode: unknown): MemoryMode {
+  if (!MODES.includes(mode as MemoryMode)) {
+    throw new InvalidArgumentError(`mode must be one of ${MODES.map((m) => `"${m}"`).join(", ")}, got ${JSON.stringify(mode)}`);
+  }
+  return mode as MemoryMode;
+}
+
+/**
+ * A node that calls the chat model with long-term memory.
+ *
+ * In preload mode it searches the namespace (query: the latest human message),
+ * and shows what it found as ONE system message beginning
+ * `[Long-term Memory Context]`, after your own system prompt. That message is
+ * built per call and never returned: the node's update holds only the model's
+ * reply, so checkpoints keep the conversation and nothing else.
+ *
+ * @example
+ * ```ts
+ * const graph = new StateGraph(MessagesAnnotation)
+ *   .addNode("call_model", callModel({ model, namespace: ["users", "{user_id}"], store }))
+ *   .addEdge(START, "call_model");
+ * ```
+ */
+export function callModel(options: CallModelOptions): (state: MessagesState, config: LangGraphRunnableConfig) => Promise<{ messages: BaseMessage[] }> {
+  if (!options || typeof options.model?.invoke !== "function") {
+    throw new InvalidArgumentError("callModel needs `model`, a chat model");
+  }
+  const mode = checkMode(options.mode ?? "preload");
+  validateRecallOptions(options);
+  // Checks the template's shape now; values are filled per run.
+  if (!Array.isArray(options.namespace) || options.namespace.length === 0) resolveNamespace(options.namespace);
+
+  const tools = [
+    ...(postloads(mode) ? createMemoryTools({ ...options.memoryTools, namespace: options.namespace, store: options.store }) : []),
+    ...(options.tools ?? []),
+  ];
+  const names = new Set<string>();
+  for (const t of tools) {
+    if (names.has(t.name)) throw new InvalidArgumentError(`two tools are named "${t.name}"; tool names must be unique`);
+    names.add(t.name);
+  }
+  let bound: Runnable<BaseMessage[], BaseMessage> = options.model;
+  if (tools.length > 0) {
+    if (typeof options.model.bindTools !== "function") {
+      throw new InvalidArgumentError(`model ${options.model._llmType?.() ?? ""} does not support bindTools, but tools were given`);
+    }
+    bound = options.model.bindTools(tools) as Runnable<BaseMessage[], BaseMessage>;
+  }
+
+  return async (state, config) => {
+    const namespace = resolveNamespace(options.namespace, config);
+    const prefix: BaseMessage[] = [];
+    if (options.systemPrompt) prefix.push(new SystemMessage(options.systemPrompt));
+    if (preloads(mode)) {
+      const store = resolveStore(options.store, config);
+      await waitForPendingWrites(store, namespace);
+      const query = options.queryBuilder ? await options.queryBuilder(state, config) : latestHumanText(state.messages);
+      const items = await recallMemories(store, namespace, {
+        query,
+        limit: options.limit,
+        scoreThreshold: options.scoreThreshold,
+        fillWithRecent: options.fillWithRecent,
+        recentScanLimit: options.recentScanLimit,
+        maxTokens: options.maxTokens,
+        withKeys: mode === "both",
+      });
+      const context = formatMemoryContext(items, { withKeys: mode === "both" });
+      if (context) prefix.push(new SystemMessage(context));
+    }
+    const reply = await bound.invoke([...prefix, ...state.messages], config);
+    return { messages: [reply] };
+  };
+}

@@ -1,0 +1,108 @@
+import type { BaseStore, SearchItem } from "@langchain/langgraph-checkpoint";
+import { InvalidArgumentError } from "../errors.js";
+import { estimateTokens, formatMemoryLine, MEMORY_CONTEXT_HEADER, MEMORY_CONTEXT_PREAMBLE } from "./format-memories.js";
+
+/** How {@link recallMemories} picks memories. */
+export interface RecallOptions {
+  /** The search query; when empty, only the newest memories are taken. */
+  query?: string;
+  /**
+   * Most memories to return.
+   * @default 5
+   */
+  limit?: number;
+  /**
+   * Relevance floor: a memory found by the query is kept only when its score
+   * is at least this. Items the store returns without a score (a store with
+   * no vector index) are kept.
+   * @default 0
+   */
+  scoreThreshold?: number;
+  /**
+   * Fill the places the query left empty with the newest memories.
+   * @default true
+   */
+  fillWithRecent?: boolean;
+  /**
+   * How many items are read to find the newest ones. Namespaces larger than
+   * this are sampled, not fully sorted.
+   * @default 1000
+   */
+  recentScanLimit?: number;
+  /**
+   * Budget, in estimated tokens (about four characters each), for the whole
+   * memory-context message. Memories that do not fit are dropped, most
+   * relevant kept first. No budget when unset.
+   */
+  maxTokens?: number;
+  /** Whether lines will show keys (affects the token estimate). @default false */
+  withKeys?: boolean;
+}
+
+function checkPositiveInt(name: string, value: number | undefined): void {
+  if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
+    throw new InvalidArgumentError(`${name} must be a non-negative integer, got ${String(value)}`);
+  }
+}
+
+/** Validates recall options; throws {@link InvalidArgumentError} naming the bad one. */
+export function validateRecallOptions(options: RecallOptions): void {
+  checkPositiveInt("limit", options.limit);
+  checkPositiveInt("recentScanLimit", options.recentScanLimit);
+  checkPositiveInt("maxTokens", options.maxTokens);
+  if (options.scoreThreshold !== undefined && !Number.isFinite(options.scoreThreshold)) {
+    throw new InvalidArgumentError(`scoreThreshold must be a finite number, got ${String(options.scoreThreshold)}`);
+  }
+}
+
+const time = (d: Date | string | undefined): number => (d === undefined ? 0 : new Date(d).getTime());
+
+/**
+ * Picks the memories to show the model: up to `limit` found by `query` with a
+ * score of at least `scoreThreshold`, then the newest others, all within the
+ * token budget. Relevant memories come first, then recent ones (newest first).
+ */
+export async function recallMemories(
+  store: BaseStore,
+  namespace: string[],
+  options: RecallOptions = {},
+): Promise<SearchItem[]> {
+  validateRecallOptions(options);
+  const limit = options.limit ?? 5;
+  const threshold = options.scoreThreshold ?? 0;
+  if (limit === 0) return [];
+
+  const picked: SearchItem[] = [];
+  const seen = new Set<string>();
+  const query = options.query?.trim();
+  if (query) {
+    const hits = await store.search(namespace, { query, limit });
+    for (const hit of hits) {
+      if (hit.score !== undefined && hit.score !== null && hit.score < threshold) continue;
+      picked.push(hit);
+      seen.add(JSON.stringify([hit.namespace, hit.key]));
+    }
+  }
+  if ((options.fillWithRecent ?? true) && picked.length < limit) {
+    const all = await store.search(namespace, { limit: options.recentScanLimit ?? 1000 });
+    all.sort((a, b) => time(b.updatedAt) - time(a.updatedAt));
+    for (const item of all) {
+      if (picked.length >= limit) break;
+      const id = JSON.stringify([item.namespace, item.key]);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      picked.push(item);
+    }
+  }
+  if (options.maxTokens === undefined) return picked;
+
+  let used = estimateTokens(`${MEMORY_CONTEXT_HEADER}\n${MEMORY_CONTEXT_PREAMBLE}`);
+  const kept: SearchItem[] = [];
+  for (const item of picked) {
+    const cost = estimateTokens(formatMemoryLine(item, options.withKeys ?? false)) + 1;
+    if (used + cost > options.maxTokens) continue;
+    used += cost;
+    kept.push(item);
+  }
+  return kept;
+}

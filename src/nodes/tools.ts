@@ -1,0 +1,199 @@
+import { randomUUID } from "node:crypto";
+import { tool, type StructuredToolInterface, type ToolRunnableConfig } from "@langchain/core/tools";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { BaseStore, SearchItem } from "@langchain/langgraph-checkpoint";
+import { z } from "zod";
+import { InvalidArgumentError } from "../errors.js";
+import { memoryText } from "./format-memories.js";
+import { resolveNamespace, type NamespaceTemplate } from "./namespace-template.js";
+import { waitForPendingWrites } from "./pending-writes.js";
+import { resolveStore } from "./resolve-store.js";
+
+/** The names of the tools {@link createMemoryTools} returns. */
+export const MEMORY_TOOL_NAMES = ["search_memory", "remember", "forget"] as const;
+
+/** Options for {@link createMemoryTools}. */
+export interface MemoryToolsOptions {
+  /**
+   * Where the model's memories live, filled from `config.configurable` at run
+   * time, e.g. `["users", "{user_id}"]`. Never taken from the model's arguments.
+   */
+  namespace: NamespaceTemplate;
+  /**
+   * The store to use. Prefer passing it: the store LangGraph puts on
+   * `config.store` drops `put`'s `index` argument.
+   * @default config.store
+   */
+  store?: BaseStore;
+  /**
+   * A read-only scope (app or agent knowledge your code seeds) that
+   * `search_memory` also searches, e.g. `["app", "knowledge"]`. The model can
+   * never write or delete here. May hold placeholders too.
+   * @default undefined (no shared scope)
+   */
+  sharedNamespace?: NamespaceTemplate;
+  /**
+   * `remember` without a key updates an existing memory instead of adding a
+   * new one when the store scores it at least this similar (cosine).
+   * @default 0.95
+   */
+  duplicateThreshold?: number;
+  /**
+   * Most results one `search_memory` call may return.
+   * @default 20
+   */
+  maxSearchLimit?: number;
+  /**
+   * Fields of the value to embed, passed as `put`'s `index` argument.
+   * `false` leaves it to the store's own configuration.
+   * @default ["text"]
+   */
+  indexFields?: string[] | false;
+}
+
+/** A memory written by the tools. */
+export interface ToolMemoryValue {
+  text: string;
+  source: "tool";
+  [key: string]: unknown;
+}
+
+const KEY_PATTERN = /^[^\u0000-\u001f]{1,128}$/;
+
+function sameNamespace(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((label, i) => label === b[i]);
+}
+
+function formatHit(hit: SearchItem, shared: boolean): string {
+  const score = typeof hit.score === "number" ? ` (score ${hit.score.toFixed(2)})` : "";
+  return `- ${shared ? "[shared, read-only] " : ""}[${hit.key}] ${memoryText(hit)}${score}`;
+}
+
+/**
+ * Creates the postload memory tools: `search_memory`, `remember` and `forget`.
+ * Each resolves its namespace from the run's config, so one set of tools
+ * serves every user. A missing config value throws {@link MissingConfigError}
+ * (use {@link MemoryToolNode} so that it is not turned into a tool message).
+ *
+ * @example
+ * ```ts
+ * const tools = createMemoryTools({ namespace: ["users", "{user_id}"], store });
+ * const model = chatModel.bindTools(tools);
+ * ```
+ */
+export function createMemoryTools(options: MemoryToolsOptions): StructuredToolInterface[] {
+  const duplicateThreshold = options.duplicateThreshold ?? 0.95;
+  const maxSearchLimit = options.maxSearchLimit ?? 20;
+  if (!Number.isFinite(duplicateThreshold)) {
+    throw new InvalidArgumentError(`duplicateThreshold must be a finite number, got ${String(options.duplicateThreshold)}`);
+  }
+  if (!Number.isInteger(maxSearchLimit) || maxSearchLimit < 1) {
+    throw new InvalidArgumentError(`maxSearchLimit must be a positive integer, got ${String(options.maxSearchLimit)}`);
+  }
+  // Validate the templates now, so that a bad template fails at build time.
+  resolveNamespace(options.namespace, { configurable: new Proxy({}, { get: () => "x" }) });
+  if (options.sharedNamespace) resolveNamespace(options.sharedNamespace, { configurable: new Proxy({}, { get: () => "x" }) });
+  const index = options.indexFields === undefined ? ["text"] : options.indexFields;
+
+  const scope = (config: ToolRunnableConfig) => {
+    const cfg = config as LangGraphRunnableConfig;
+    const namespace = resolveNamespace(options.namespace, cfg);
+    const shared = options.sharedNamespace ? resolveNamespace(options.sharedNamespace, cfg) : undefined;
+    return { namespace, shared, store: resolveStore(options.store, cfg) };
+  };
+
+  const searchMemory = tool(
+    async ({ query, limit }, config) => {
+      const { namespace, shared, store } = scope(config);
+      const n = Math.min(limit ?? 5, maxSearchLimit);
+      await waitForPendingWrites(store, namespace);
+      const own = await store.search(namespace, { query, limit: n });
+      const common = shared ? await store.search(shared, { query, limit: n }) : [];
+      const all = [...own.map((h) => ({ h, shared: false })), ...common.map((h) => ({ h, shared: true }))]
+        .sort((a, b) => (b.h.score ?? -Infinity) - (a.h.score ?? -Infinity))
+        .slice(0, n);
+      if (all.length === 0) return `No memories found for "${query}".`;
+      return [`Found ${all.length} memor${all.length === 1 ? "y" : "ies"}:`, ...all.map((x) => formatHit(x.h, x.shared))].join("\n");
+    },
+    {
+      name: "search_memory",
+      description:
+        "Search long-term memory about the current user (facts and preferences from earlier conversations) " +
+        "and the shared read-only knowledge. Returns matching memories with their keys.",
+      schema: z.object({
+        query: z.string().min(1).describe("What to look for, in plain words, e.g. 'dietary restrictions'."),
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .max(maxSearchLimit)
+          .optional()
+          .describe(`How many memories to return at most (1-${maxSearchLimit}, default 5).`),
+      }),
+    },
+  );
+
+  const remember = tool(
+    async ({ content, key }, config) => {
+      const { namespace, store } = scope(config);
+      const text = content.trim();
+      if (!text) throw new InvalidArgumentError("content is empty; pass the fact to remember as a short sentence.");
+      const value: ToolMemoryValue = { text, source: "tool" };
+      if (key !== undefined) {
+        if (!KEY_PATTERN.test(key)) {
+          throw new InvalidArgumentError(`key ${JSON.stringify(key)} is not valid; use 1-128 printable characters, or omit the key.`);
+        }
+        const existing = await store.get(namespace, key);
+        await store.put(namespace, key, value, index);
+        return existing ? `Updated memory [${key}].` : `Saved memory [${key}].`;
+      }
+      await waitForPendingWrites(store, namespace);
+      const hits = await store.search(namespace, { query: text, limit: 3 });
+      const twin = hits.find((h) => sameNamespace(h.namespace, namespace) && typeof h.score === "number" && h.score >= duplicateThreshold);
+      if (twin) {
+        await store.put(namespace, twin.key, value, index);
+        return `Updated memory [${twin.key}] (it already held nearly the same fact).`;
+      }
+      const newKey = randomUUID();
+      await store.put(namespace, newKey, value, index);
+      return `Saved memory [${newKey}].`;
+    },
+    {
+      name: "remember",
+      description:
+        "Save a durable fact about the current user (a preference, a constraint, a detail they shared) to long-term memory. " +
+        "Pass a key to overwrite that memory; omit it to add a new one (near-duplicates update the existing memory).",
+      schema: z.object({
+        content: z.string().min(1).describe("The fact to remember, as one short self-contained sentence, e.g. 'User is vegetarian.'"),
+        key: z
+          .string()
+          .optional()
+          .describe("Key of an existing memory to overwrite (from search_memory results). Omit to add a new memory."),
+      }),
+    },
+  );
+
+  const forget = tool(
+    async ({ key }, config) => {
+      const { namespace, shared, store } = scope(config);
+      const existing = await store.get(namespace, key);
+      if (!existing) {
+        if (shared && (await store.get(shared, key))) {
+          throw new InvalidArgumentError(`memory [${key}] is shared knowledge and read-only; you cannot forget it.`);
+        }
+        throw new InvalidArgumentError(`no memory with key ${key}; call search_memory to find keys.`);
+      }
+      await store.delete(namespace, key);
+      return `Forgot memory [${key}]: ${memoryText(existing)}`;
+    },
+    {
+      name: "forget",
+      description: "Delete one memory about the current user by its key (find keys with search_memory).",
+      schema: z.object({
+        key: z.string().min(1).describe("The key of the memory to delete, as shown in search_memory results."),
+      }),
+    },
+  );
+
+  return [searchMemory, remember, forget] as StructuredToolInterface[];
+}
