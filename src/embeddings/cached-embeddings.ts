@@ -1,0 +1,299 @@
+import { createHash } from "node:crypto";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { Embeddings } from "@langchain/core/embeddings";
+import { EmbeddingError, IncompatibleStoreError, InvalidArgumentError, StoreClosedError } from "../errors.js";
+import { embedderIdentity } from "./identity.js";
+
+/** Options for {@link CachedEmbeddings}. */
+export interface CachedEmbeddingsOptions {
+  /** The embedder whose vectors are cached. */
+  embeddings: Embeddings;
+  /**
+   * A JSON-lines file that keeps the cache across restarts (for a store, in
+   * its directory). Loaded on first use; new vectors are appended and
+   * fsynced. Without it the cache lives in memory only.
+   * @default undefined
+   */
+  file?: string;
+  /**
+   * Most vectors kept in memory; the least recently used are dropped. When
+   * the file holds more than twice this many lines on open, it is compacted
+   * (rewritten atomically with the entries kept).
+   * @default 20000
+   */
+  maxEntries?: number;
+}
+
+/** Counts of cache lookups since construction. */
+export interface CacheStats {
+  /** Texts answered from the cache (or from an identical text in flight). */
+  hits: number;
+  /** Texts sent to the inner embedder. */
+  misses: number;
+}
+
+const FORMAT = "embedding-cache";
+const VERSION = 1;
+type Kind = "d" | "q";
+
+function encode(v: Float32Array): string {
+  return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("base64");
+}
+
+function decode(s: string): Float32Array | undefined {
+  const buf = Buffer.from(s, "base64");
+  if (buf.length === 0 || buf.length % 4 !== 0) return undefined;
+  const out = new Float32Array(buf.length / 4);
+  Buffer.from(out.buffer).set(buf);
+  return out;
+}
+
+/**
+ * A content-hash → vector cache in front of any LangChain embedder, so the
+ * same text is never embedded twice: not within one call, not by two
+ * concurrent calls, and (with `file`) not across restarts. Paid embedders
+ * then cost nothing on re-puts and repeated queries.
+ *
+ * Keys are sha256(identity, kind, text), where identity is the inner
+ * embedder's {@link embedderIdentity} and kind separates documents from
+ * queries (some models embed them differently). Vectors are kept as
+ * float32, the precision the HNSW index stores; misses are rounded the same
+ * way so a vector does not change when it comes back from the cache.
+ *
+ * @example
+ * ```ts
+ * const embeddings = new CachedEmbeddings({
+ *   embeddings: new OpenAIEmbeddings({ model: "text-embedding-3-small" }),
+ *   file: "./memory/embedding-cache.jsonl",
+ * });
+ * ```
+ */
+export class CachedEmbeddings extends Embeddings {
+  /** The wrapped embedder. */
+  readonly inner: Embeddings;
+  readonly file?: string;
+  readonly maxEntries: number;
+  private readonly identity: string;
+  private readonly entries = new Map<string, Float32Array>();
+  private readonly inFlight = new Map<string, Promise<Float32Array>>();
+  private readonly counts: CacheStats = { hits: 0, misses: 0 };
+  private opened?: Promise<fs.FileHandle | undefined>;
+  private writing: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(options: CachedEmbeddingsOptions) {
+    super({});
+    if (!options || !(options.embeddings instanceof Embeddings)) {
+      throw new InvalidArgumentError("CachedEmbeddings needs { embeddings }, a LangChain Embeddings instance");
+    }
+    if (options.file !== undefined && (typeof options.file !== "string" || options.file === "")) {
+      throw new InvalidArgumentError(`CachedEmbeddings file must be a non-empty path, got ${JSON.stringify(options.file)}`);
+    }
+    const maxEntries = options.maxEntries ?? 20_000;
+    if (!Number.isInteger(maxEntries) || maxEntries < 1) {
+      throw new InvalidArgumentError(`CachedEmbeddings maxEntries must be an integer >= 1, got ${String(options.maxEntries)}`);
+    }
+    this.inner = options.embeddings;
+    this.file = options.file;
+    this.maxEntries = maxEntries;
+    this.identity = embedderIdentity(this.inner);
+  }
+
+  /** Reports the inner embedder's identity, so the cache is transparent to the store. */
+  embedderIdentity(): string {
+    return this.identity;
+  }
+
+  /** Hits and misses so far. */
+  get stats(): CacheStats {
+    return { ...this.counts };
+  }
+
+  /** Number of vectors held in memory. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  async embedDocuments(texts: string[]): Promise<number[][]> {
+    if (!Array.isArray(texts)) throw new InvalidArgumentError("embedDocuments needs an array of strings");
+    texts.forEach((t, i) => {
+      if (typeof t !== "string") throw new InvalidArgumentError(`embedDocuments: text ${i} is ${typeof t}, not a string`);
+    });
+    return this.lookup(texts, "d");
+  }
+
+  async embedQuery(text: string): Promise<number[]> {
+    if (typeof text !== "string") throw new InvalidArgumentError(`embedQuery needs a string, got ${typeof text}`);
+    const [v] = await this.lookup([text], "q");
+    return v!;
+  }
+
+  /** Waits for pending appends and releases the file. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.allSettled([...this.inFlight.values()]);
+    await this.writing;
+    const handle = await this.opened?.catch(() => undefined);
+    await handle?.close();
+  }
+
+  private key(kind: Kind, text: string): string {
+    return createHash("sha256").update(this.identity).update("\0").update(kind).update("\0").update(text).digest("hex");
+  }
+
+  private remember(key: string, v: Float32Array): void {
+    this.entries.delete(key);
+    this.entries.set(key, v);
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  private async lookup(texts: string[], kind: Kind): Promise<number[][]> {
+    if (this.closed) throw new StoreClosedError("CachedEmbeddings was used after close()");
+    const handle = await this.open();
+    const keys = texts.map((t) => this.key(kind, t));
+    const results = new Array<Promise<Float32Array> | Float32Array>(texts.length);
+    const missKeys: string[] = [];
+    const missTexts: string[] = [];
+    const missSet = new Set<string>();
+    keys.forEach((key, i) => {
+      const cached = this.entries.get(key);
+      if (cached) {
+        this.remember(key, cached);
+        this.counts.hits++;
+        results[i] = cached;
+        return;
+      }
+      const pending = this.inFlight.get(key);
+      if (pending) {
+        this.counts.hits++;
+        results[i] = pending;
+        return;
+      }
+      if (missSet.has(key)) {
+        this.counts.hits++; // a repeat within this call
+        return;
+      }
+      missSet.add(key);
+      missKeys.push(key);
+      missTexts.push(texts[i]!);
+    });
+    if (missTexts.length > 0) {
+      this.counts.misses += missTexts.length;
+      const batch = this.embedMisses(missTexts, kind);
+      missKeys.forEach((key, j) => {
+        const p = batch.then((vs) => vs[j]!);
+        p.catch(() => undefined);
+        this.inFlight.set(key, p);
+      });
+      batch
+        .then(
+          (vs) => {
+            missKeys.forEach((key, j) => this.remember(key, vs[j]!));
+            if (handle) this.append(handle, missKeys, vs);
+          },
+          () => undefined,
+        )
+        .finally(() => missKeys.forEach((key) => this.inFlight.delete(key)));
+      keys.forEach((key, i) => {
+        if (results[i] === undefined) results[i] = this.inFlight.get(key)!;
+      });
+    }
+    const vectors = await Promise.all(results);
+    return vectors.map((v) => Array.from(v));
+  }
+
+  private async embedMisses(texts: string[], kind: Kind): Promise<Float32Array[]> {
+    let out: number[][];
+    try {
+      out = kind === "q" ? [await this.inner.embedQuery(texts[0]!)] : await this.inner.embedDocuments(texts);
+    } catch (err) {
+      if (err instanceof EmbeddingError) throw err;
+      throw new EmbeddingError(`embedder ${this.identity} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (!Array.isArray(out) || out.length !== texts.length) {
+      throw new EmbeddingError(`embedder ${this.identity} returned ${Array.isArray(out) ? out.length : "no"} vectors for ${texts.length} texts`);
+    }
+    return out.map((v, i) => {
+      if (!Array.isArray(v) || v.length === 0 || !v.every((x) => Number.isFinite(x))) {
+        throw new EmbeddingError(`embedder ${this.identity} returned an empty or non-finite vector for text ${i}`);
+      }
+      return Float32Array.from(v);
+    });
+  }
+
+  /** Queues one durable append of the new entries (one write + datasync). */
+  private append(handle: fs.FileHandle, keys: string[], vectors: Float32Array[]): void {
+    const lines = keys.map((k, i) => JSON.stringify({ k, v: encode(vectors[i]!) }) + "\n").join("");
+    this.writing = this.writing
+      .then(async () => {
+        await handle.appendFile(lines, "utf8");
+        await handle.datasync();
+      })
+      .catch((err: unknown) => {
+        // The cache is an optimisation: losing an append costs a re-embed later.
+        process.emitWarning(`embedding cache append to ${this.file} failed: ${String(err)}`);
+      });
+  }
+
+  private open(): Promise<fs.FileHandle | undefined> {
+    this.opened ??= this.file === undefined ? Promise.resolve(undefined) : this.load(this.file);
+    return this.opened;
+  }
+
+  /** Reads the file, drops a torn last line, compacts if oversized, and opens it for appending. */
+  private async load(file: string): Promise<fs.FileHandle> {
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    let text = "";
+    try {
+      text = await fs.readFile(file, "utf8");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    }
+    const header = JSON.stringify({ format: FORMAT, version: VERSION, identity: this.identity }) + "\n";
+    const complete = text.slice(0, text.lastIndexOf("\n") + 1); // a torn last line is dropped
+    const lines = complete.split("\n").filter((l) => l.length > 0);
+    let entryLines = 0;
+    if (lines.length > 0) {
+      let head: { format?: unknown; version?: unknown } | undefined;
+      try {
+        head = JSON.parse(lines[0]!);
+      } catch {
+        head = undefined;
+      }
+      if (head?.format !== FORMAT) {
+        throw new IncompatibleStoreError(`${file} is not an embedding cache (first line: ${lines[0]!.slice(0, 80)})`);
+      }
+      if (typeof head.version !== "number" || head.version > VERSION) {
+        throw new IncompatibleStoreError(`${file} has embedding-cache version ${String(head.version)}; this code reads up to ${VERSION}`);
+      }
+      for (const line of lines.slice(1)) {
+        try {
+          const { k, v } = JSON.parse(line) as { k?: unknown; v?: unknown };
+          const vec = typeof v === "string" ? decode(v) : undefined;
+          if (typeof k === "string" && /^[0-9a-f]{64}$/.test(k) && vec) {
+            this.remember(k, vec);
+            entryLines++;
+          }
+        } catch {
+          // A corrupt line is skipped: its text is simply embedded again.
+        }
+      }
+    }
+    if (lines.length === 0 || entryLines > 2 * this.maxEntries || complete.length !== text.length) {
+      // Rewrite atomically: new file, torn tail removed, or too many lines.
+      const body = [...this.entries].map(([k, v]) => JSON.stringify({ k, v: encode(v) }) + "\n").join("");
+      const tmp = `${file}.${process.pid}.tmp`;
+      const h = await fs.open(tmp, "w");
+      try {
+        await h.writeFile(header + body, "utf8");
+        await h.sync();
+      } finally {
+        await h.close();
+      }
+      await fs.rename(tmp, file);
+    }
+    return fs.open(file, "a");
+  }
+}
