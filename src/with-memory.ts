@@ -1,0 +1,116 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { END, START, type StateGraph } from "@langchain/langgraph";
+import { InvalidArgumentError } from "./errors.js";
+import type { MemoryExtractor } from "./extract/extractor.js";
+import { callModel, checkMode, postloads, type CallModelOptions, type MemoryMode } from "./nodes/call-model.js";
+import { MemoryToolNode } from "./nodes/memory-tool-node.js";
+import { resolveNamespace } from "./nodes/namespace-template.js";
+import { createMemoryTools } from "./nodes/tools.js";
+import { writeMemory, type WriteMemoryOptions } from "./nodes/write-memory.js";
+
+/** Node names {@link withMemory} adds. */
+export const MEMORY_NODES = { callModel: "call_model", tools: "tools", writeMemory: "write_memory" } as const;
+
+/** Options for {@link withMemory}: those of callModel, plus extraction. */
+export interface WithMemoryOptions extends Omit<CallModelOptions, "mode"> {
+  /**
+   * How memories reach the model: `preload` (recalled before every call),
+   * `postload` (memory tools), `both`, or `none`.
+   * @default "preload"
+   */
+  mode?: MemoryMode;
+  /**
+   * Extraction after the final answer: a `MemoryExtractor`, or writeMemory's
+   * options (`{ extractor, debounceSeconds, ttl }`). Without it the
+   * write_memory node saves nothing.
+   * @default undefined (no extraction)
+   */
+  extract?: MemoryExtractor | Omit<WriteMemoryOptions, "namespace" | "store">;
+  /**
+   * Let the model read errors of its tools (other than configuration errors,
+   * which always fail the run).
+   * @default true
+   */
+  handleToolErrors?: boolean;
+}
+
+// The graph's own type parameters do not matter here: withMemory only needs
+// a `messages` channel, and returns the same graph object.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyStateGraph = StateGraph<any, any, any, any, any, any, any, any, any, any>;
+
+function hasToolCalls(messages: BaseMessage[]): boolean {
+  const last = messages[messages.length - 1] as (BaseMessage & { tool_calls?: unknown[] }) | undefined;
+  return last !== undefined && last.getType() === "ai" && (last.tool_calls?.length ?? 0) > 0;
+}
+
+function toWriteOptions(extract: WithMemoryOptions["extract"]): Omit<WriteMemoryOptions, "namespace" | "store"> | undefined {
+  if (extract === undefined) return undefined;
+  if (typeof (extract as MemoryExtractor).save === "function") return { extractor: extract as MemoryExtractor };
+  return extract as Omit<WriteMemoryOptions, "namespace" | "store">;
+}
+
+/**
+ * Adds long-term memory to a `StateGraph` whose state has a `messages`
+ * channel (`MessagesAnnotation` or a superset). It adds the nodes
+ * `call_model`, `tools` (when the model has tools: memory tools in
+ * postload/both modes, plus yours) and `write_memory`, wired as
+ * START → call_model → (tools → call_model)* → write_memory → END.
+ *
+ * Pass a graph with no nodes or edges of its own from START; the returned
+ * graph (the same object) is ready for `compile({ checkpointer, store })`.
+ *
+ * @example
+ * ```ts
+ * const graph = withMemory(new StateGraph(MessagesAnnotation), {
+ *   model, mode: "preload", namespace: ["users", "{user_id}"], store,
+ *   extract: new MemoryExtractor({ model }),
+ * }).compile({ checkpointer, store });
+ * await graph.invoke({ messages: [new HumanMessage("hi")] },
+ *   { configurable: { thread_id: "t1", user_id: session.userId } });
+ * ```
+ */
+export function withMemory<G extends AnyStateGraph>(graph: G, options: WithMemoryOptions): G {
+  const g = graph as AnyStateGraph;
+  if (!g || typeof g.addNode !== "function" || typeof g.channels !== "object") {
+    throw new InvalidArgumentError("withMemory expects a StateGraph (not a compiled graph), e.g. new StateGraph(MessagesAnnotation)");
+  }
+  if (!("messages" in g.channels)) {
+    throw new InvalidArgumentError(
+      `withMemory needs a state with a \`messages\` channel (MessagesAnnotation or a superset); this graph has: ${Object.keys(g.channels).join(", ") || "none"}`,
+    );
+  }
+  const mode = checkMode(options?.mode ?? "preload");
+  resolveNamespace(options.namespace, { configurable: new Proxy({}, { get: () => "x" }) });
+  for (const name of Object.values(MEMORY_NODES)) {
+    if (name in g.nodes) throw new InvalidArgumentError(`the graph already has a node named "${name}"; withMemory adds its own`);
+  }
+
+  const tools = [
+    ...(postloads(mode) ? createMemoryTools({ ...options.memoryTools, namespace: options.namespace, store: options.store }) : []),
+    ...(options.tools ?? []),
+  ];
+  const model = callModel({ ...options, mode });
+  const writeOptions = toWriteOptions(options.extract);
+  const write = writeOptions
+    ? writeMemory({ ...writeOptions, namespace: options.namespace, store: options.store })
+    : async () => ({});
+
+  g.addNode(MEMORY_NODES.callModel, model);
+  g.addNode(MEMORY_NODES.writeMemory, write);
+  g.addEdge(START, MEMORY_NODES.callModel);
+  g.addEdge(MEMORY_NODES.writeMemory, END);
+  if (tools.length > 0) {
+    const namespaces = [options.namespace, ...(postloads(mode) && options.memoryTools?.sharedNamespace ? [options.memoryTools.sharedNamespace] : [])];
+    g.addNode(MEMORY_NODES.tools, new MemoryToolNode(tools, { namespaces, handleToolErrors: options.handleToolErrors }));
+    g.addConditionalEdges(
+      MEMORY_NODES.callModel,
+      (state: { messages: BaseMessage[] }) => (hasToolCalls(state.messages) ? MEMORY_NODES.tools : MEMORY_NODES.writeMemory),
+      [MEMORY_NODES.tools, MEMORY_NODES.writeMemory],
+    );
+    g.addEdge(MEMORY_NODES.tools, MEMORY_NODES.callModel);
+  } else {
+    g.addEdge(MEMORY_NODES.callModel, MEMORY_NODES.writeMemory);
+  }
+  return graph;
+}
