@@ -113,6 +113,18 @@ describe.each(storeFactories())("withMemory over $name", (factory) => {
     await expect(graph.invoke({ messages: [new HumanMessage("hi")] }, { configurable: {} })).rejects.toThrow(MissingConfigError);
   });
 
+  it("falls back to the store compiled into the graph (config.store) when none is passed", async () => {
+    await c.store.put(["users", "42"], "m1", { text: "User is vegetarian", source: "tool" });
+    const model = new ScriptedChatModel({
+      turns: [new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "remember", args: { content: "User has a dog", key: "pet" } }] })],
+      fallback: "ok",
+    });
+    const graph = withMemory(new StateGraph(MessagesAnnotation), { model, mode: "both", namespace: NS }).compile({ checkpointer, store: c.store });
+    await graph.invoke({ messages: [new HumanMessage("I got a dog")] }, run("42", "t1"));
+    expect(model.calls[0].map(text).join("\n")).toContain("[m1] User is vegetarian");
+    expect((await c.store.get(["users", "42"], "pet"))?.value.text).toBe("User has a dog");
+  });
+
   it("dotted ids (e-mail addresses) work end to end", async () => {
     await c.store.put(["users", encodeLabel("ann.lee@example.com")], "m1", { text: "User is allergic to penicillin", source: "tool" });
     const model = new ScriptedChatModel({ turns: [], fallback: "ok" });

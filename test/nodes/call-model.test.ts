@@ -10,6 +10,7 @@ import { z } from "zod";
 import { callModel } from "../../src/nodes/call-model.js";
 import { MEMORY_CONTEXT_HEADER } from "../../src/nodes/format-memories.js";
 import { encodeLabel } from "../../src/nodes/namespace-template.js";
+import { trackPendingWrite } from "../../src/nodes/pending-writes.js";
 import { InvalidArgumentError, MissingConfigError } from "../../src/errors.js";
 import { ScriptedChatModel } from "../helpers/scripted-chat-model.js";
 import { sleep, storeFactories, type StoreCase } from "./stores.js";
@@ -106,6 +107,17 @@ describe.each(storeFactories())("callModel over $name", (factory) => {
     const ctx = text(memoryMessages(model.calls[0])[0]);
     expect(ctx.split("\n").filter((l) => l.startsWith(MEMORY_CONTEXT_HEADER))).toHaveLength(1);
     expect(ctx.split("\n").filter((l) => l.startsWith("- "))).toHaveLength(1);
+  });
+
+  it("waits for a pending background write on the namespace before recalling", async () => {
+    const write = (async () => {
+      await sleep(50);
+      await c.store.put(["users", "42"], "late", { text: "User moved to Lisbon", source: "extractor" });
+    })();
+    trackPendingWrite(c.store, ["users", "42"], write);
+    const model = new ScriptedChatModel({ turns: ["ok"] });
+    await callModel({ model, namespace: NS, store: c.store })({ messages: [new HumanMessage("where do I live?")] }, cfg("42"));
+    expect(text(memoryMessages(model.calls[0])[0])).toContain("User moved to Lisbon");
   });
 
   it("fails with MissingConfigError before calling the model or the store", async () => {
