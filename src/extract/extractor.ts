@@ -1,0 +1,408 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { z } from "zod";
+import { InvalidArgumentError } from "../errors.js";
+import { DEFAULT_EXTRACTION_PROMPT, FACTS_FORMAT_PROMPT, PROFILE_FORMAT_PROMPT } from "./prompts.js";
+import { cleanFacts, looksSecret, parseFacts, asList, itemText } from "./parse.js";
+import { factKey, normaliseFact, renderTranscript, toPlainMessages, type ConversationMessage, type PlainMessage } from "./messages.js";
+import { callModel, supportsStructuredOutput, type ExtractorLogger } from "./model-call.js";
+import { readCursor, unreadFrom, writeCursor } from "./cursor.js";
+import {
+  DecisionsSchema,
+  consolidationPrompt,
+  duplicateRule,
+  findNeighbours,
+  parseDecisionsReply,
+  planFromDecisions,
+  readDecisions,
+  type WriteOp,
+} from "./consolidate.js";
+import { ProfileSchema, mergeProfile, parseProfileReply, profilePrompt, readProfile, renderProfile, type Profile } from "./profile.js";
+import { underlyingStore } from "./underlying-store.js";
+import { DebouncedScheduler, withRetry, type ExtractionFailure } from "./scheduler.js";
+
+/** Options of {@link MemoryExtractor}. */
+export interface MemoryExtractorOptions {
+  /** The chat model that reads conversations. */
+  model: BaseChatModel;
+  /**
+   * Instructions for the model: what to extract (facts mode) or how to keep
+   * the profile (profile mode).
+   * @default DEFAULT_EXTRACTION_PROMPT, or DEFAULT_PROFILE_PROMPT in profile mode
+   */
+  instructions?: string;
+  /**
+   * `"facts"`: one memory per fact, under a key hashed from its text.
+   * `"profile"`: one profile document per namespace under `profileKey`.
+   * @default "facts"
+   */
+  mode?: "facts" | "profile";
+  /** Let the consolidation call replace an existing memory with a new text. @default true */
+  enableUpdates?: boolean;
+  /** Let the consolidation call delete an existing memory. @default false */
+  enableDeletes?: boolean;
+  /**
+   * Ask through `model.withStructuredOutput` (zod) instead of parsing JSON
+   * from text.
+   * @default true when the model's class overrides withStructuredOutput (ChatOpenAI, ChatAnthropic…), else false
+   */
+  structuredOutput?: boolean;
+  /** Existing memories fetched per new fact for consolidation. @default 3 */
+  neighbours?: number;
+  /** Without consolidation, a neighbour with cosine ≥ this is replaced instead of adding a near-copy. @default 0.95 */
+  duplicateThreshold?: number;
+  /** Key of the profile document in profile mode. @default "profile" */
+  profileKey?: string;
+  /** Attempts per extraction (first try included) before it is logged as failed. @default 3 */
+  maxAttempts?: number;
+  /** Delay before the first retry; doubles after each. @default 1 */
+  retryDelaySeconds?: number;
+  /** Where warnings (unparseable replies) and errors (failed extractions) go. @default console */
+  logger?: ExtractorLogger;
+}
+
+/** A memory written, updated or deleted by {@link MemoryExtractor.save}. */
+export interface SavedMemory {
+  key: string;
+  text: string;
+  /** For updates: the key and text that were replaced (the same key when updated in place). */
+  previousKey?: string;
+  previousText?: string;
+}
+
+/** What {@link MemoryExtractor.save} changed. */
+export interface SaveResult {
+  added: SavedMemory[];
+  updated: SavedMemory[];
+  deleted: SavedMemory[];
+}
+
+/** Options of {@link MemoryExtractor.save}. */
+export interface SaveOptions {
+  /** Time to live, in minutes, passed on each put operation; honoured by stores that read `ttl` on puts. */
+  ttl?: number;
+  /** The thread the messages come from: recorded on each memory and used for the incremental cursor. */
+  threadId?: string;
+}
+
+/** The value stored for each extracted memory. */
+export interface ExtractedMemoryValue {
+  text: string;
+  source: "extractor";
+  thread?: string;
+  profile?: Profile;
+  [field: string]: unknown;
+}
+
+const FactsSchema = z.object({ facts: z.array(z.string()).describe("durable facts about the user, one short sentence each") });
+
+/**
+ * Reads conversations and writes the facts worth keeping into a LangGraph
+ * store, consolidated with what the store already holds.
+ *
+ * @example
+ * ```ts
+ * const extractor = new MemoryExtractor({ model, enableDeletes: true });
+ * await extractor.save(store, messages, ["users", "42"], { threadId: "t1" });
+ * // { added: [{ key: "fact-…", text: "User lives in Lisbon." }], updated: [], deleted: [] }
+ * ```
+ */
+export class MemoryExtractor {
+  readonly mode: "facts" | "profile";
+  readonly enableUpdates: boolean;
+  readonly enableDeletes: boolean;
+  readonly structuredOutput: boolean;
+  readonly profileKey: string;
+  private readonly model: BaseChatModel;
+  private readonly instructions?: string;
+  private readonly neighbours: number;
+  private readonly threshold: number;
+  private readonly maxAttempts: number;
+  private readonly retryDelayMs: number;
+  private readonly logger: ExtractorLogger;
+  private readonly scheduler: DebouncedScheduler<SaveResult>;
+  private readonly storeIds = new WeakMap<BaseStore, number>();
+
+  constructor(options: MemoryExtractorOptions) {
+    const o = options ?? ({} as MemoryExtractorOptions);
+    if (!o.model || typeof (o.model as { invoke?: unknown }).invoke !== "function") {
+      throw new InvalidArgumentError("MemoryExtractor needs `model`: a LangChain chat model, e.g. new ChatOpenAI({ model: \"gpt-4o-mini\" })");
+    }
+    if (o.mode !== undefined && o.mode !== "facts" && o.mode !== "profile") {
+      throw new InvalidArgumentError(`MemoryExtractor mode must be "facts" or "profile", got ${JSON.stringify(o.mode)}`);
+    }
+    const int = (name: string, v: number | undefined, dflt: number, min: number) => {
+      if (v === undefined) return dflt;
+      if (!Number.isInteger(v) || v < min) throw new InvalidArgumentError(`MemoryExtractor ${name} must be an integer ≥ ${min}, got ${v}`);
+      return v;
+    };
+    const num = (name: string, v: number | undefined, dflt: number, min: number, max: number) => {
+      if (v === undefined) return dflt;
+      if (typeof v !== "number" || !Number.isFinite(v) || v < min || v > max) {
+        throw new InvalidArgumentError(`MemoryExtractor ${name} must be a number in [${min}, ${max}], got ${v}`);
+      }
+      return v;
+    };
+    if (o.profileKey !== undefined && (typeof o.profileKey !== "string" || o.profileKey.length === 0)) {
+      throw new InvalidArgumentError(`MemoryExtractor profileKey must be a non-empty string, got ${JSON.stringify(o.profileKey)}`);
+    }
+    this.model = o.model;
+    this.instructions = o.instructions;
+    this.mode = o.mode ?? "facts";
+    this.enableUpdates = o.enableUpdates ?? true;
+    this.enableDeletes = o.enableDeletes ?? false;
+    this.structuredOutput = o.structuredOutput ?? supportsStructuredOutput(o.model);
+    this.neighbours = int("neighbours", o.neighbours, 3, 1);
+    this.threshold = num("duplicateThreshold", o.duplicateThreshold, 0.95, -1, 1);
+    this.profileKey = o.profileKey ?? "profile";
+    this.maxAttempts = int("maxAttempts", o.maxAttempts, 3, 1);
+    this.retryDelayMs = num("retryDelaySeconds", o.retryDelaySeconds, 1, 0, 3600) * 1000;
+    this.logger = o.logger ?? console;
+    this.scheduler = new DebouncedScheduler({ attempts: this.maxAttempts, retryDelayMs: this.retryDelayMs, logger: this.logger });
+  }
+
+  /** Background extractions that failed after every retry (also logged). */
+  get failures(): readonly ExtractionFailure[] {
+    return this.scheduler.failures;
+  }
+
+  /**
+   * Makes one model call over `messages` and returns the durable facts. In
+   * profile mode, returns the fields found, as `"key: value"` lines. An
+   * unusable reply yields `[]` and a logged warning.
+   */
+  async extract(messages: readonly ConversationMessage[]): Promise<string[]> {
+    const transcript = renderTranscript(toPlainMessages(messages));
+    if (!transcript) return [];
+    if (this.mode === "profile") {
+      const profile = await this.askProfile({}, transcript);
+      return profile ? renderProfile(profile).split("\n").filter(Boolean) : [];
+    }
+    return this.askFacts(transcript);
+  }
+
+  /**
+   * Extracts from the messages not read before on this thread (all of them
+   * without `threadId`), consolidates with the memories in `namespace`, writes,
+   * and advances the thread's cursor. Model errors are retried, then thrown.
+   */
+  save(store: BaseStore, messages: readonly ConversationMessage[], namespace: readonly string[], options: SaveOptions = {}): Promise<SaveResult> {
+    return this.saveWith(underlyingStore(store), messages, namespace, options, this.maxAttempts);
+  }
+
+  private async saveWith(
+    store: BaseStore,
+    messages: readonly ConversationMessage[],
+    namespace: readonly string[],
+    options: SaveOptions,
+    attempts: number,
+  ): Promise<SaveResult> {
+    if (!store || typeof (store as { batch?: unknown }).batch !== "function") {
+      throw new InvalidArgumentError("MemoryExtractor.save needs a LangGraph BaseStore as its first argument");
+    }
+    if (!Array.isArray(messages)) throw new InvalidArgumentError(`MemoryExtractor.save needs an array of messages, got ${typeof messages}`);
+    if (!Array.isArray(namespace) || namespace.length === 0 || namespace.some((l) => typeof l !== "string" || l.length === 0)) {
+      throw new InvalidArgumentError(`MemoryExtractor.save needs a non-empty namespace of labels, got ${JSON.stringify(namespace)}`);
+    }
+    if (options.ttl !== undefined && (typeof options.ttl !== "number" || !(options.ttl > 0))) {
+      throw new InvalidArgumentError(`ttl must be a positive number of minutes, got ${options.ttl}`);
+    }
+    const plain = toPlainMessages(messages);
+    const { threadId } = options;
+    const from = threadId ? unreadFrom(await readCursor(store, namespace, threadId), plain) : 0;
+    const transcript = renderTranscript(plain.slice(from));
+    const result: SaveResult = { added: [], updated: [], deleted: [] };
+    if (transcript) {
+      const ops =
+        this.mode === "profile"
+          ? await this.retry(attempts, () => this.planProfile(store, namespace, transcript))
+          : await this.retry(attempts, () => this.planFacts(store, namespace, transcript));
+      await this.apply(store, namespace, ops, options, result);
+    }
+    if (threadId) await writeCursor(store, namespace, threadId, plain);
+    return result;
+  }
+
+  /**
+   * Schedules {@link save} to run after `delaySeconds` with no newer call for
+   * the same store, namespace and thread. Resolves when it has run (with
+   * `undefined` if it failed after retries, which is logged). Never rejects.
+   */
+  saveInBackground(
+    store: BaseStore,
+    messages: readonly ConversationMessage[],
+    namespace: readonly string[],
+    options: SaveOptions & {
+      /** Quiet period before extracting. */
+      delaySeconds: number;
+      /** Called with the job's promise when it starts (after the quiet period), e.g. to register it as a pending write. */
+      onStart?: (work: Promise<unknown>) => void;
+    },
+  ): Promise<SaveResult | undefined> {
+    store = underlyingStore(store);
+    let id = this.storeIds.get(store);
+    if (id === undefined) this.storeIds.set(store, (id = nextStoreId++));
+    const key = `store#${id} ${JSON.stringify(namespace)} thread ${JSON.stringify(options.threadId ?? null)}`;
+    const snapshot = [...messages];
+    const { delaySeconds, onStart, ...saveOptions } = options;
+    if (typeof delaySeconds !== "number" || !Number.isFinite(delaySeconds) || delaySeconds < 0) {
+      throw new InvalidArgumentError(`delaySeconds must be a number ≥ 0, got ${delaySeconds}`);
+    }
+    // Retries happen in the scheduler; a single attempt here avoids retrying twice.
+    return this.scheduler.schedule(key, delaySeconds * 1000, () => this.saveWith(store, snapshot, namespace, saveOptions, 1), onStart);
+  }
+
+  /** Runs every debounced extraction now and resolves when all pending work has settled. */
+  flush(): Promise<void> {
+    return this.scheduler.flush();
+  }
+
+  /** Number of background extractions waiting or running. */
+  get pending(): number {
+    return this.scheduler.size;
+  }
+
+  private retry<T>(attempts: number, work: () => Promise<T>): Promise<T> {
+    return withRetry(work, attempts, this.retryDelayMs, (error, attempt) =>
+      this.logger.warn(`memory extractor: model call failed (attempt ${attempt} of ${attempts}), retrying`, error),
+    );
+  }
+
+  private async askFacts(transcript: string): Promise<string[]> {
+    const facts = await callModel<string[]>({
+      model: this.model,
+      prompt: { system: this.instructions ?? DEFAULT_EXTRACTION_PROMPT, user: `Conversation:\n${transcript}` },
+      formatHint: FACTS_FORMAT_PROMPT,
+      structured: this.structuredOutput,
+      schema: FactsSchema,
+      fromStructured: (v) => {
+        const list = asList(v);
+        return list ? list.map(itemText).filter((t): t is string => t !== undefined) : undefined;
+      },
+      fromText: parseFacts,
+      logger: this.logger,
+      what: "facts",
+    });
+    const { facts: clean, dropped } = cleanFacts(facts ?? [], normaliseFact);
+    if (dropped.length > 0) this.logger.warn(`memory extractor: dropped ${dropped.length} fact(s) that look like secrets or are too long`);
+    return clean;
+  }
+
+  private async askProfile(current: Profile, transcript: string): Promise<Profile | undefined> {
+    const profile = await callModel<Profile>({
+      model: this.model,
+      prompt: profilePrompt(this.instructions, current, transcript),
+      formatHint: PROFILE_FORMAT_PROMPT,
+      structured: this.structuredOutput,
+      schema: ProfileSchema,
+      fromStructured: readProfile,
+      fromText: parseProfileReply,
+      logger: this.logger,
+      what: "profile",
+    });
+    if (!profile) return undefined;
+    const safe: Profile = {};
+    for (const [k, v] of Object.entries(profile)) {
+      if (v !== null && looksSecret(`${k.replace(/_/g, " ")}: ${renderProfile({ v }).slice(3)}`)) {
+        this.logger.warn(`memory extractor: dropped profile field ${JSON.stringify(k)}: it looks like a secret`);
+        continue;
+      }
+      safe[k] = v;
+    }
+    return safe;
+  }
+
+  private async planFacts(store: BaseStore, namespace: readonly string[], transcript: string): Promise<WriteOp[]> {
+    const facts = await this.askFacts(transcript);
+    if (facts.length === 0) return [];
+    const neighbours = await findNeighbours(store, namespace, facts, this.neighbours, new Set([this.profileKey]));
+    const consolidate = (this.enableUpdates || this.enableDeletes) && neighbours.length > 0;
+    if (consolidate) {
+      const decisions = await callModel({
+        model: this.model,
+        prompt: consolidationPrompt(facts, neighbours, this),
+        formatHint: "",
+        structured: this.structuredOutput,
+        schema: DecisionsSchema,
+        fromStructured: (v) => readDecisions(v, facts.length),
+        fromText: (reply) => parseDecisionsReply(reply, facts.length),
+        logger: this.logger,
+        what: "consolidation",
+      });
+      if (decisions) {
+        const options = { enableUpdates: this.enableUpdates, enableDeletes: this.enableDeletes, threshold: this.threshold };
+        return this.dropSecretOps(planFromDecisions(facts, neighbours, decisions, options));
+      }
+      // Unusable decisions (warned above): fall back to the duplicate rule.
+    }
+    return facts.map((fact, i) => duplicateRule(fact, i, neighbours, this.threshold));
+  }
+
+  private dropSecretOps(ops: WriteOp[]): WriteOp[] {
+    return ops.filter((op) => {
+      if (op.kind === "put" && (looksSecret(op.text) || op.text.length > 500)) {
+        this.logger.warn("memory extractor: dropped a consolidated memory that looks like a secret or is too long");
+        return false;
+      }
+      return true;
+    });
+  }
+
+  private async planProfile(store: BaseStore, namespace: readonly string[], transcript: string): Promise<WriteOp[]> {
+    const existing = await store.get([...namespace], this.profileKey);
+    const current = (existing?.value as { profile?: unknown } | undefined)?.profile;
+    const currentProfile: Profile = current && typeof current === "object" && !Array.isArray(current) ? (current as Profile) : {};
+    const update = await this.askProfile(currentProfile, transcript);
+    if (!update) return [];
+    const merged = mergeProfile(currentProfile, update);
+    if (JSON.stringify(merged) === JSON.stringify(currentProfile) && existing) return [];
+    const previousText = existing ? String((existing.value as { text?: unknown }).text ?? "") : undefined;
+    const previousKey = existing ? this.profileKey : undefined;
+    return [{ kind: "put", key: this.profileKey, text: renderProfile(merged), profile: merged, previousKey, previousText }];
+  }
+
+  private async apply(store: BaseStore, namespace: readonly string[], ops: readonly WriteOp[], options: SaveOptions, result: SaveResult): Promise<void> {
+    const ns = [...namespace];
+    const deletedKeys = new Set<string>();
+    for (const op of ops) {
+      if (op.kind === "delete") {
+        await store.delete(ns, op.key);
+        deletedKeys.add(op.key);
+        result.deleted.push({ key: op.key, text: op.text });
+        continue;
+      }
+      const value: ExtractedMemoryValue = { text: op.text, source: "extractor" };
+      if (options.threadId) value.thread = options.threadId;
+      if (op.profile) value.profile = op.profile;
+      let previousKey = op.previousKey;
+      let previousText = op.previousText;
+      if (previousKey === undefined) {
+        const same = await store.get(ns, op.key);
+        if (same) {
+          previousKey = op.key;
+          previousText = String((same.value as { text?: unknown }).text ?? "");
+        }
+      }
+      await this.put(store, ns, op.key, value, options.ttl);
+      if (previousKey !== undefined && previousKey !== op.key && !deletedKeys.has(previousKey)) {
+        await store.delete(ns, previousKey);
+        deletedKeys.add(previousKey);
+      }
+      deletedKeys.delete(op.key);
+      const saved: SavedMemory = { key: op.key, text: op.text };
+      if (previousKey !== undefined) result.updated.push({ ...saved, previousKey, previousText });
+      else result.added.push(saved);
+    }
+  }
+
+  private async put(store: BaseStore, namespace: string[], key: string, value: ExtractedMemoryValue, ttl?: number): Promise<void> {
+    if (ttl === undefined) await store.put(namespace, key, value);
+    // The base PutOperation has no ttl field yet; stores that support expiry read it from the operation.
+    else await store.batch([{ namespace, key, value, ttl } as unknown as { namespace: string[]; key: string; value: Record<string, unknown> }]);
+  }
+}
+
+let nextStoreId = 1;
+
+/** The stable key an extracted fact is stored under. */
+export { factKey };

@@ -1,0 +1,103 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { InvalidArgumentError } from "../errors.js";
+import type { MemoryExtractor } from "../extract/extractor.js";
+import { resolveNamespace, type NamespaceTemplate } from "./namespace-template.js";
+import { trackPendingWrite } from "./pending-writes.js";
+import { resolveStore } from "./resolve-store.js";
+import { underlyingStore } from "../extract/underlying-store.js";
+
+/** Options of {@link writeMemory}. */
+export interface WriteMemoryOptions {
+  /** The extractor that reads the conversation and writes memories. Required. */
+  extractor?: MemoryExtractor;
+  /** Where memories go, e.g. `["users", "{user_id}"]`, filled from `config.configurable`. */
+  namespace: NamespaceTemplate;
+  /**
+   * The store to write to.
+   * @default config.store (the store the graph was compiled with)
+   */
+  store?: BaseStore;
+  /**
+   * Run extraction in the background once the thread has had no new message
+   * for this many seconds; the node returns at once and the reply is not
+   * delayed. `0` extracts inline, before the node returns.
+   * @default 0
+   */
+  debounceSeconds?: number;
+  /**
+   * Time to live of written memories, in minutes, for stores that support
+   * expiry on puts.
+   * @default undefined (no expiry)
+   */
+  ttl?: number;
+}
+
+/**
+ * A graph node that extracts durable memories from `state.messages` and
+ * writes them to the store. It returns no state update.
+ *
+ * The namespace is resolved before anything else: a run without the needed
+ * `config.configurable` value (e.g. `user_id`) throws `MissingConfigError` and
+ * writes nothing. The thread id (`config.configurable.thread_id`) keys the
+ * incremental cursor, so each run only sends the thread's new messages.
+ *
+ * In background mode (`debounceSeconds > 0`) the node returns at once; after
+ * the quiet period the extraction runs and is registered as a pending write on
+ * the namespace, so a recall on it waits for the write to land. Call
+ * `extractor.flush()` before the process exits.
+ *
+ * @example
+ * ```ts
+ * const graph = new StateGraph(MessagesAnnotation)
+ *   .addNode("agent", callModel)
+ *   .addNode("write_memory", writeMemory({ extractor, namespace: ["users", "{user_id}"], debounceSeconds: 30 }))
+ *   .addEdge(START, "agent").addEdge("agent", "write_memory").addEdge("write_memory", END)
+ *   .compile({ checkpointer, store });
+ * ```
+ */
+export function writeMemory(options: WriteMemoryOptions): (state: { messages: BaseMessage[] }, config: LangGraphRunnableConfig) => Promise<Record<string, never>> {
+  const { extractor, namespace, store, debounceSeconds = 0, ttl } = options ?? ({} as WriteMemoryOptions);
+  if (!extractor || typeof (extractor as { save?: unknown }).save !== "function") {
+    throw new InvalidArgumentError("writeMemory needs `extractor`: new MemoryExtractor({ model })");
+  }
+  if (!Array.isArray(namespace) || namespace.length === 0) {
+    throw new InvalidArgumentError(`writeMemory needs \`namespace\`, a non-empty array of labels such as ["users", "{user_id}"], got ${JSON.stringify(namespace)}`);
+  }
+  if (typeof debounceSeconds !== "number" || !Number.isFinite(debounceSeconds) || debounceSeconds < 0) {
+    throw new InvalidArgumentError(`writeMemory debounceSeconds must be a number ≥ 0, got ${debounceSeconds}`);
+  }
+  if (ttl !== undefined && (typeof ttl !== "number" || !(ttl > 0))) {
+    throw new InvalidArgumentError(`writeMemory ttl must be a positive number of minutes, got ${ttl}`);
+  }
+
+  return async (state, config) => {
+    const ns = resolveNamespace(namespace, config);
+    const resolved = resolveStore(store, config);
+    // Writes bypass LangGraph's per-run AsyncBatchedStore wrapper (see underlyingStore).
+    const target = underlyingStore(resolved);
+    const messages = state?.messages;
+    if (!Array.isArray(messages)) {
+      throw new InvalidArgumentError("writeMemory expects graph state with a `messages` array (e.g. MessagesAnnotation)");
+    }
+    const rawThread = (config?.configurable as Record<string, unknown> | undefined)?.thread_id;
+    const threadId = typeof rawThread === "string" || typeof rawThread === "number" ? String(rawThread) : undefined;
+    if (debounceSeconds === 0) {
+      await extractor.save(target, messages, ns, { ttl, threadId });
+    } else {
+      // Registered as a pending write once it starts: a recall on the next
+      // turn must not wait out the debounce, which that turn restarts anyway.
+      void extractor.saveInBackground(target, messages, ns, {
+        ttl,
+        threadId,
+        delaySeconds: debounceSeconds,
+        onStart: (work) => {
+          trackPendingWrite(target, ns, work);
+          if (resolved !== target) trackPendingWrite(resolved, ns, work);
+        },
+      });
+    }
+    return {};
+  };
+}
