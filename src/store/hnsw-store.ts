@@ -1,0 +1,551 @@
+import path from "node:path";
+import type { Embeddings } from "@langchain/core/embeddings";
+import {
+  BaseStore,
+  type GetOperation,
+  type IndexConfig,
+  type Item,
+  type ListNamespacesOperation,
+  type Operation,
+  type OperationResults,
+  type PutOperation,
+  type SearchItem,
+  type SearchOperation,
+} from "@langchain/langgraph-checkpoint";
+import { CachedEmbeddings } from "../embeddings/cached-embeddings.js";
+import { embedderIdentity } from "../embeddings/identity.js";
+import { InvalidArgumentError, StoreClosedError } from "../errors.js";
+import { prepareBatch, type PreparedBatch } from "./prepare-batch.js";
+import { listNamespaces } from "./list-namespaces.js";
+import { validateNamespace } from "./namespace.js";
+import { runSearch, type RetrievalMode } from "./search.js";
+import type { IndexManifest } from "./snapshot.js";
+import { StoreFiles } from "./store-files.js";
+import { StoreState } from "./store-state.js";
+import { startSweeper, validateTtlConfig, validateTtlMinutes, type TTLConfig } from "./ttl.js";
+import { VectorIndex, type HnswSettings } from "./vector-index.js";
+import { buildVectors, type ReindexOptions } from "./reindex.js";
+import { decodeVector, type LogOp, type LogRecord } from "./write-ahead-log.js";
+
+/** HNSW tuning. Recorded in the directory's manifest. */
+export interface HnswOptions {
+  /**
+   * Graph degree. Fixed when the directory is created.
+   * @default 16
+   */
+  M?: number;
+  /**
+   * Build-time beam width. Fixed when the directory is created.
+   * @default 200
+   */
+  efConstruction?: number;
+  /**
+   * Search-time beam width (raised automatically to k when k is larger).
+   * @default the value recorded in the directory, else 100
+   */
+  efSearch?: number;
+  /**
+   * Slots allocated up front; the index doubles itself when full.
+   * @default 1024
+   */
+  initialCapacity?: number;
+  /**
+   * A search whose prefix and filter select at most this many vectors is
+   * answered by an exact scan of just those, instead of a filtered HNSW walk.
+   * @default 2000
+   */
+  exactScanThreshold?: number;
+}
+
+/** Options for {@link HNSWStore}. */
+export interface HNSWStoreOptions {
+  /**
+   * Directory for the index, the JSON sidecar and the log. Without it the
+   * store lives in memory only.
+   * @default undefined
+   */
+  path?: string;
+  /**
+   * Semantic search: exactly the shape of InMemoryStore's `IndexConfig`
+   * (`{ dims, embeddings, fields }`; `fields` defaults to `["$"]`).
+   * Without it, searches with a `query` are ranked by keywords (BM25).
+   * @default undefined
+   */
+  index?: IndexConfig;
+  /**
+   * Time-to-live for items.
+   * @default undefined (items never expire)
+   */
+  ttl?: TTLConfig;
+  /** HNSW tuning. */
+  hnsw?: HnswOptions;
+  /**
+   * How searches with a `query` rank items: cosine similarity, BM25, or a
+   * fusion of both. In every mode `score` is the cosine similarity when the
+   * item has vectors.
+   * @default "hybrid" with an index, "keyword" without
+   */
+  retrieval?: RetrievalMode;
+  /**
+   * `"fsync"`: each batch is fsynced before its promise resolves, so it
+   * survives power loss. `"process"`: each batch is written to the OS before
+   * its promise resolves, so it survives the process being killed, but not
+   * a power cut.
+   * @default "fsync"
+   */
+  durability?: "fsync" | "process";
+  /**
+   * Compact (rewrite the snapshot, empty the log) once the log is this big.
+   * @default 67108864 (64 MiB)
+   */
+  compactAfterBytes?: number;
+  /**
+   * Keep a content-hash → vector cache in front of the embedder (persisted
+   * in the directory when there is one), so no text is embedded twice.
+   * @default true
+   */
+  embeddingCache?: boolean;
+  /**
+   * Overrides the embedder identity recorded in the directory.
+   * @default derived from the embedder's class and model name
+   */
+  embedderIdentity?: string;
+  /**
+   * Clock in milliseconds since the epoch (tests inject one for TTL).
+   * @default Date.now
+   */
+  clock?: () => number;
+  /**
+   * Where warnings go (embedder failures, a torn log tail dropped on open).
+   * @default console
+   */
+  logger?: Pick<Console, "warn">;
+}
+
+/** A put operation with this store's optional per-put TTL (minutes; null = never expires). */
+export interface HNSWPutOperation extends PutOperation {
+  ttl?: number | null;
+}
+
+/** What {@link HNSWStore.stats} reports. */
+export interface StoreStats {
+  items: number;
+  /** Live vectors in the HNSW index. */
+  vectors: number;
+  /** Labels of deleted vectors, kept for reuse. */
+  deletedLabels: number;
+  /** Slots allocated in the index. */
+  capacity: number;
+  /** Bytes of log since the last compaction. */
+  logBytes: number;
+  /** Size of each file in the directory. */
+  files: Record<string, number>;
+}
+
+const DEFAULT_HNSW = { M: 16, efConstruction: 200, efSearch: 100, initialCapacity: 1024, exactScanThreshold: 2000 };
+
+/**
+ * A LangGraph `BaseStore` on an hnswlib index plus a JSON sidecar, that keeps
+ * everything on disk, survives crashes and searches in sub-linear time.
+ *
+ * @example
+ * ```ts
+ * const store = new HNSWStore({
+ *   path: "./memory",
+ *   index: { dims: 512, embeddings: new UniversalSentenceEncoderEmbeddings() },
+ * });
+ * const graph = builder.compile({ checkpointer, store });
+ * // …
+ * await store.close();
+ * ```
+ *
+ * **Order inside a batch.** Operations take effect in order: a get or search
+ * that follows a put in the same batch sees that put. All texts the batch's
+ * puts index are embedded in one `embedDocuments` call before anything
+ * changes; if validation or embedding fails, the whole batch fails and
+ * nothing is written.
+ *
+ * **Search order.** With a `query`: by relevance (see `retrieval`); items
+ * without vectors follow, unscored. Without a `query`: most recently updated
+ * first.
+ */
+export class HNSWStore extends BaseStore {
+  private readonly options: HNSWStoreOptions;
+  private readonly clock: () => number;
+  private readonly logger: Pick<Console, "warn">;
+  private hnswSettings?: HnswSettings;
+  private indexConfig?: IndexConfig;
+  private embeddings?: Embeddings;
+  private state?: StoreState;
+  private files?: StoreFiles;
+  private seq = 0;
+  private opening?: Promise<void>;
+  private closed = false;
+  private tail: Promise<unknown> = Promise.resolve();
+  private stopSweeper: () => void = () => {};
+
+  constructor(options: HNSWStoreOptions = {}) {
+    super();
+    validateTtlConfig(options.ttl);
+    if (options.index) {
+      const { dims } = options.index;
+      if (!Number.isInteger(dims) || dims <= 0) throw new InvalidArgumentError(`index.dims must be a positive integer, got ${JSON.stringify(dims)}`);
+      if (!options.index.embeddings) throw new InvalidArgumentError("index.embeddings is required when index is set");
+    }
+    if (options.retrieval && !["vector", "keyword", "hybrid"].includes(options.retrieval)) {
+      throw new InvalidArgumentError(`retrieval must be "vector", "keyword" or "hybrid", got ${JSON.stringify(options.retrieval)}`);
+    }
+    this.options = options;
+    this.clock = options.clock ?? Date.now;
+    this.logger = options.logger ?? console;
+    this.indexConfig = options.index;
+    if (options.index) {
+      const h = { ...DEFAULT_HNSW, ...options.hnsw };
+      this.hnswSettings = { space: "cosine", dims: options.index.dims, M: h.M, efConstruction: h.efConstruction, efSearch: h.efSearch, initialCapacity: h.initialCapacity, seed: 100 };
+    }
+  }
+
+  /** The directory, or undefined for an in-memory store. */
+  get path(): string | undefined {
+    return this.options.path;
+  }
+
+  /** Opens the store (lock, load, replay). Called lazily by every operation. */
+  async open(): Promise<void> {
+    if (this.state) return;
+    this.closed = false;
+    this.opening ??= this.doOpen().finally(() => {
+      this.opening = undefined;
+    });
+    return this.opening;
+  }
+
+  /** LangGraph calls `start()` on stores it is given directly. */
+  override async start(): Promise<void> {
+    await this.open();
+  }
+
+  override async stop(): Promise<void> {
+    await this.close();
+  }
+
+  private async doOpen(): Promise<void> {
+    const dir = this.options.path ? path.resolve(this.options.path) : undefined;
+    const config = this.indexConfig;
+    if (config) this.embeddings = this.wrapEmbeddings(config.embeddings, dir);
+    const state = new StoreState(config ? (config.fields ?? ["$"]) : null, undefined);
+    if (dir) {
+      const files = new StoreFiles(dir);
+      const loaded = files.open(state, this.indexManifest(), this.hnswSettings, this.options.hnsw?.efSearch !== undefined);
+      if (loaded.droppedTornTail) this.logger.warn(`langgraph-hnsw-memory: dropped a torn last log record in ${dir} (left by a crash mid-write)`);
+      this.seq = loaded.manifest.seq;
+      for (const record of loaded.records) this.replay(state, record);
+      this.files = files;
+    } else if (this.hnswSettings) {
+      state.vectors = VectorIndex.create(this.hnswSettings);
+    }
+    this.state = state;
+    this.stopSweeper = startSweeper(this.options.ttl ? (this.options.ttl.sweepIntervalMinutes ?? 60) : 0, () => this.sweepExpired(), (err) =>
+      this.logger.warn(`langgraph-hnsw-memory: TTL sweep failed: ${String(err)}`),
+    );
+  }
+
+  private wrapEmbeddings(embeddings: Embeddings, dir: string | undefined): Embeddings {
+    if (this.options.embeddingCache === false) return embeddings;
+    return new CachedEmbeddings({ embeddings, file: dir ? path.join(dir, "embedding-cache.jsonl") : undefined });
+  }
+
+  private indexManifest(vectors?: VectorIndex): IndexManifest | null {
+    const config = this.indexConfig;
+    if (!config || !this.hnswSettings) return null;
+    const s = vectors?.settings ?? this.hnswSettings;
+    return {
+      space: "cosine",
+      dims: config.dims,
+      M: s.M,
+      efConstruction: s.efConstruction,
+      efSearch: s.efSearch,
+      embedder: this.options.embedderIdentity ?? embedderIdentity(config.embeddings),
+      fields: config.fields ?? ["$"],
+    };
+  }
+
+  private replay(state: StoreState, record: LogRecord): void {
+    for (const op of record.ops) applyLogOp(state, op, record.at);
+    this.seq = record.seq;
+  }
+
+  /** Flushes (compacts the log into a snapshot) and releases the directory. */
+  async close(): Promise<void> {
+    if (this.opening) await this.opening.catch(() => undefined);
+    if (this.closed || !this.state) {
+      this.closed = true;
+      return;
+    }
+    this.closed = true;
+    await this.exclusive(async () => {
+      this.stopSweeper();
+      try {
+        if (this.files && this.files.logBytes > 0) this.compactNow();
+      } finally {
+        this.files?.release();
+        this.files = undefined;
+        this.state = undefined;
+        if (this.embeddings instanceof CachedEmbeddings) await this.embeddings.close();
+      }
+    });
+  }
+
+  private async ensureOpen(): Promise<StoreState> {
+    if (this.closed) throw new StoreClosedError(`HNSWStore${this.options.path ? ` at ${this.options.path}` : ""} is closed; call open() to use it again`);
+    if (!this.state) await this.open();
+    return this.state!;
+  }
+
+  /** Runs `fn` after every earlier batch has finished (one writer at a time). */
+  private exclusive<T>(fn: () => Promise<T> | T): Promise<T> {
+    const run = this.tail.then(fn, fn);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  // ---- BaseStore entry points: validated here, all routed through batch() ----
+
+  override async get(namespace: string[], key: string): Promise<Item | null> {
+    validateNamespace(namespace);
+    return (await this.batch([{ namespace, key }]))[0];
+  }
+
+  override async search(
+    namespacePrefix: string[],
+    options: { filter?: Record<string, unknown>; limit?: number; offset?: number; query?: string } = {},
+  ): Promise<SearchItem[]> {
+    validateNamespace(namespacePrefix, { what: "namespace prefix" });
+    const { filter, limit = 10, offset = 0, query } = options;
+    return (await this.batch([{ namespacePrefix, filter, limit, offset, query }]))[0];
+  }
+
+  /**
+   * Stores (or replaces) an item. `options.ttl` is in minutes; `null` means
+   * never expire, overriding `ttl.defaultTtl`.
+   */
+  override async put(
+    namespace: string[],
+    key: string,
+    value: Record<string, unknown>,
+    index?: false | string[],
+    options: { ttl?: number | null } = {},
+  ): Promise<void> {
+    validateNamespace(namespace, { forWrite: true });
+    validateTtlMinutes(options.ttl, "put ttl");
+    await this.batch([{ namespace, key, value, index, ttl: options.ttl } as HNSWPutOperation]);
+  }
+
+  override async delete(namespace: string[], key: string): Promise<void> {
+    validateNamespace(namespace);
+    await this.batch([{ namespace, key, value: null }]);
+  }
+
+  override async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
+    const state = await this.ensureOpen();
+    return this.exclusive(() => this.runBatch(state, operations)) as Promise<OperationResults<Op>>;
+  }
+
+  private async runBatch(state: StoreState, operations: Operation[]): Promise<unknown[]> {
+    if (this.state !== state) throw new StoreClosedError("HNSWStore was closed while the batch waited");
+    const now = this.clock();
+    const prepared = await prepareBatch(operations, {
+      state,
+      embeddings: this.embeddings,
+      dims: this.indexConfig?.dims,
+      retrieval: this.retrieval,
+      ttl: this.options.ttl,
+      now,
+      logger: this.logger,
+    });
+    if (prepared.logOps.length) this.writeLog({ seq: this.seq + 1, at: now, ops: prepared.logOps }, this.options.durability !== "process");
+    const results = this.apply(state, operations, prepared, now);
+    this.maybeCompact();
+    return results;
+  }
+
+  private get retrieval(): RetrievalMode {
+    return this.options.retrieval ?? (this.indexConfig ? "hybrid" : "keyword");
+  }
+
+  private writeLog(record: LogRecord, sync: boolean): void {
+    this.files?.append(record, sync);
+    this.seq = record.seq;
+  }
+
+  private apply(state: StoreState, operations: Operation[], prepared: PreparedBatch, now: number): unknown[] {
+    const touched: LogOp[] = [];
+    const refresh = this.options.ttl?.refreshOnRead !== false;
+    const touch = (item: { namespace: string[]; key: string; ttl?: number; expiresAt?: number }) => {
+      if (!refresh || item.ttl === undefined) return;
+      item.expiresAt = now + item.ttl * 60_000;
+      touched.push({ t: "touch", ns: item.namespace, key: item.key, exp: item.expiresAt });
+    };
+    const results = operations.map((op, i) => {
+      if ("namespacePrefix" in op) {
+        const s = op as SearchOperation;
+        const ranked = runSearch(
+          state,
+          { namespacePrefix: s.namespacePrefix, filter: s.filter, limit: s.limit ?? 10, offset: s.offset ?? 0, query: s.query, queryVector: prepared.queryVectors.get(i) },
+          { now, retrieval: this.retrieval, exactScanThreshold: this.options.hnsw?.exactScanThreshold ?? DEFAULT_HNSW.exactScanThreshold },
+        );
+        return ranked.map(({ item, score }) => {
+          touch(item);
+          const out: SearchItem = toItem(item);
+          if (score !== undefined) out.score = score;
+          return out;
+        });
+      }
+      if ("value" in op) {
+        const put = prepared.puts.get(i);
+        if (put) state.applyPut(put, now);
+        else state.applyDelete((op as PutOperation).namespace, (op as PutOperation).key);
+        return undefined;
+      }
+      if ("key" in op) {
+        const g = op as GetOperation;
+        const item = state.items.get(g.namespace, g.key);
+        if (!item || (item.expiresAt !== undefined && item.expiresAt <= now)) return null;
+        touch(item);
+        return toItem(item);
+      }
+      return listNamespaces(state.items, op as ListNamespacesOperation, now);
+    });
+    // A lost TTL refresh is harmless, so it is not fsynced.
+    if (touched.length) this.writeLog({ seq: this.seq + 1, at: now, ops: touched }, false);
+    return results;
+  }
+
+  private maybeCompact(): void {
+    if (this.files && this.files.logBytes >= (this.options.compactAfterBytes ?? 64 * 1024 * 1024)) this.compactNow();
+  }
+
+  private compactNow(): void {
+    this.files!.compact(this.state!, this.seq, this.indexManifest(this.state!.vectors));
+  }
+
+  // ---- Beyond the BaseStore contract ----
+
+  /**
+   * Rewrites the snapshot from memory and empties the log. Deleted items and
+   * their vectors leave the disk here. Runs by itself when the log reaches
+   * `compactAfterBytes`, and on `close()`.
+   */
+  async compact(): Promise<void> {
+    await this.ensureOpen();
+    await this.exclusive(() => {
+      if (this.files) this.compactNow();
+    });
+  }
+
+  /** Deletes every item under `prefix` (whole labels) and returns how many. */
+  async deleteNamespace(prefix: string[]): Promise<number> {
+    validateNamespace(prefix, { forWrite: true, what: "namespace prefix" });
+    const state = await this.ensureOpen();
+    return this.exclusive(() => this.deleteWhere(state, prefix, () => true));
+  }
+
+  /** Deletes expired items now and returns how many. */
+  async sweepExpired(): Promise<number> {
+    const state = await this.ensureOpen();
+    return this.exclusive(() => {
+      const now = this.clock();
+      return this.deleteWhere(state, [], (item) => item.expiresAt !== undefined && item.expiresAt <= now);
+    });
+  }
+
+  private deleteWhere(state: StoreState, prefix: string[], pred: (item: { expiresAt?: number }) => boolean): number {
+    const ops: LogOp[] = [];
+    for (const group of state.items.groupsUnder(prefix)) {
+      for (const item of group.items.values()) if (pred(item)) ops.push({ t: "del", ns: item.namespace, key: item.key });
+    }
+    if (ops.length === 0) return 0;
+    this.writeLog({ seq: this.seq + 1, at: this.clock(), ops }, this.options.durability !== "process");
+    for (const op of ops) state.applyDelete(op.ns, op.key);
+    this.maybeCompact();
+    return ops.length;
+  }
+
+  /** Number of live items under `prefix` (all items by default). */
+  async count(prefix: string[] = []): Promise<number> {
+    validateNamespace(prefix, { what: "namespace prefix" });
+    const state = await this.ensureOpen();
+    return this.exclusive(() => {
+      const now = this.clock();
+      let n = 0;
+      for (const g of state.items.groupsUnder(prefix)) for (const item of g.items.values()) if (item.expiresAt === undefined || item.expiresAt > now) n++;
+      return n;
+    });
+  }
+
+  /** Items, vectors, deleted labels and file sizes. */
+  async stats(): Promise<StoreStats> {
+    const state = await this.ensureOpen();
+    return this.exclusive(() => ({
+      items: state.items.size,
+      vectors: state.vectors?.liveCount ?? 0,
+      deletedLabels: state.vectors?.removedCount ?? 0,
+      capacity: state.vectors?.capacity ?? 0,
+      logBytes: this.files?.logBytes ?? 0,
+      files: this.files?.fileSizes() ?? {},
+    }));
+  }
+
+  /**
+   * Re-embeds every item with `index` (a new embedder, dims or fields) into
+   * a fresh vector index, then switches to it and writes a snapshot that
+   * records the new embedder. Nothing changes if embedding fails part way.
+   */
+  async reindex(options: ReindexOptions): Promise<void> {
+    const state = await this.ensureOpen();
+    await this.exclusive(async () => {
+      const { index } = options;
+      if (!index || !Number.isInteger(index.dims) || index.dims <= 0 || !index.embeddings) {
+        throw new InvalidArgumentError("reindex needs { index: { dims, embeddings, fields? } }");
+      }
+      const settings: HnswSettings = { ...(this.hnswSettings ?? { space: "cosine", ...DEFAULT_HNSW, seed: 100 }), dims: index.dims };
+      const embeddings = this.wrapEmbeddings(index.embeddings, this.files?.dir);
+      const fields = index.fields ?? ["$"];
+      const rebuilt = await buildVectors({ state, embeddings, settings, fields, batchSize: options.batchSize, onProgress: options.onProgress });
+      this.indexConfig = index;
+      this.hnswSettings = settings;
+      this.embeddings = embeddings;
+      state.swapVectors(rebuilt.vectors, rebuilt.assignments, fields);
+      if (this.files) this.compactNow();
+    });
+  }
+}
+
+function toItem(item: { namespace: string[]; key: string; value: Record<string, unknown>; createdAt: number; updatedAt: number }): Item {
+  return {
+    namespace: [...item.namespace],
+    key: item.key,
+    value: structuredClone(item.value),
+    createdAt: new Date(item.createdAt),
+    updatedAt: new Date(item.updatedAt),
+  };
+}
+
+function applyLogOp(state: StoreState, op: LogOp, at: number): void {
+  if (op.t === "del") state.applyDelete(op.ns, op.key);
+  else if (op.t === "touch") state.applyTouch(op.ns, op.key, op.exp);
+  else {
+    state.applyPut(
+      {
+        namespace: op.ns,
+        key: op.key,
+        value: op.value,
+        index: op.index,
+        expiresAt: op.exp,
+        ttl: op.ttl,
+        vectors: (op.vec ?? []).map(([field, b64]) => ({ field, vector: decodeVector(b64) })),
+      },
+      at,
+    );
+  }
+}

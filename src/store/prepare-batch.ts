@@ -1,0 +1,185 @@
+import type { Embeddings } from "@langchain/core/embeddings";
+import type { GetOperation, ListNamespacesOperation, Operation, PutOperation, SearchOperation } from "@langchain/langgraph-checkpoint";
+import { EmbeddingError, InvalidArgumentError } from "../errors.js";
+import { extractFieldTexts } from "./fields.js";
+import { validateFilter } from "./filter.js";
+import { validateNamespace } from "./namespace.js";
+import type { RetrievalMode } from "./search.js";
+import type { PreparedPut, StoreState } from "./store-state.js";
+import { validateTtlMinutes, type TTLConfig } from "./ttl.js";
+import { validateValue } from "./validate-value.js";
+import { encodeVector, type LogOp } from "./write-ahead-log.js";
+
+/** A batch after validation and embedding: nothing in it can fail to apply. */
+export interface PreparedBatch {
+  /** Put operations (by position in the batch) that store a value. */
+  puts: Map<number, PreparedPut>;
+  /** The query vector of each search (by position) that has one. */
+  queryVectors: Map<number, number[]>;
+  /** What the log records for this batch, in order. */
+  logOps: LogOp[];
+}
+
+export interface PrepareContext {
+  state: StoreState;
+  embeddings?: Embeddings;
+  dims?: number;
+  retrieval: RetrievalMode;
+  ttl?: TTLConfig;
+  now: number;
+  logger: Pick<Console, "warn">;
+}
+
+type Kind = "get" | "put" | "search" | "list";
+
+function kindOf(op: Operation, i: number): Kind {
+  if (op === null || typeof op !== "object") throw new InvalidArgumentError(`operation ${i} is not an object`);
+  if ("namespacePrefix" in op) return "search";
+  if ("value" in op) return "put";
+  if ("namespace" in op && "key" in op) return "get";
+  if ("limit" in op || "matchConditions" in op || "maxDepth" in op) return "list";
+  throw new InvalidArgumentError(`operation ${i} is not a get, put, search or listNamespaces operation: ${JSON.stringify(op)}`);
+}
+
+function validateOp(op: Operation, i: number, kind: Kind): void {
+  const where = `operation ${i} (${kind})`;
+  if (kind === "get" || kind === "put") {
+    const o = op as GetOperation;
+    validateNamespace(o.namespace, { forWrite: kind === "put" && (op as PutOperation).value !== null });
+    if (typeof o.key !== "string") throw new InvalidArgumentError(`${where}: key must be a string, got ${JSON.stringify(o.key)}`);
+  }
+  if (kind === "put") {
+    const p = op as PutOperation & { ttl?: number | null };
+    if (p.value !== null) validateValue(p.value, `${where} at ${JSON.stringify(p.namespace)}/${p.key}`);
+    if (p.index !== undefined && p.index !== false && !(Array.isArray(p.index) && p.index.every((f) => typeof f === "string"))) {
+      throw new InvalidArgumentError(`${where}: index must be false or an array of field paths, got ${JSON.stringify(p.index)}`);
+    }
+    validateTtlMinutes(p.ttl, `${where}: ttl`);
+  }
+  if (kind === "search") {
+    const s = op as SearchOperation;
+    validateNamespace(s.namespacePrefix, { what: "namespace prefix" });
+    for (const [name, v] of [["limit", s.limit], ["offset", s.offset]] as const) {
+      if (v !== undefined && (!Number.isInteger(v) || v < 0)) throw new InvalidArgumentError(`${where}: ${name} must be an integer >= 0, got ${JSON.stringify(v)}`);
+    }
+    if (s.query !== undefined && s.query !== null && typeof s.query !== "string") {
+      throw new InvalidArgumentError(`${where}: query must be a string, got ${typeof s.query}`);
+    }
+    validateFilter(s.filter);
+  }
+  if (kind === "list") {
+    const l = op as ListNamespacesOperation;
+    for (const c of l.matchConditions ?? []) validateNamespace(c.path, { what: `${c.matchType} condition` });
+    for (const [name, v] of [["limit", l.limit], ["offset", l.offset], ["maxDepth", l.maxDepth]] as const) {
+      if (v !== undefined && (!Number.isInteger(v) || v < 0)) throw new InvalidArgumentError(`${where}: ${name} must be an integer >= 0, got ${JSON.stringify(v)}`);
+    }
+  }
+}
+
+/**
+ * Embeds `texts` in one call and checks every vector (count, length, NaN).
+ * @throws {EmbeddingError} naming the problem; nothing has been written.
+ */
+export async function embedTexts(embeddings: Embeddings, texts: string[], dims: number): Promise<Map<string, number[]>> {
+  const out = new Map<string, number[]>();
+  if (texts.length === 0) return out;
+  let vectors: number[][];
+  try {
+    vectors = await embeddings.embedDocuments(texts);
+  } catch (err) {
+    throw new EmbeddingError(`the embedder failed on ${texts.length} text(s): ${(err as Error)?.message ?? String(err)}`);
+  }
+  if (!Array.isArray(vectors) || vectors.length !== texts.length) {
+    throw new EmbeddingError(`the embedder returned ${Array.isArray(vectors) ? vectors.length : "no"} vectors for ${texts.length} texts`);
+  }
+  vectors.forEach((v, i) => {
+    checkVector(v, dims, `text ${JSON.stringify(texts[i].slice(0, 60))}`);
+    out.set(texts[i], Array.from(v));
+  });
+  return out;
+}
+
+function checkVector(v: unknown, dims: number, what: string): void {
+  if (!Array.isArray(v) && !ArrayBuffer.isView(v)) throw new EmbeddingError(`the embedder returned a non-array vector for ${what}`);
+  const arr = v as ArrayLike<number>;
+  if (arr.length !== dims) throw new EmbeddingError(`the embedder returned a ${arr.length}-dim vector for ${what}; index.dims is ${dims}`);
+  for (let i = 0; i < arr.length; i++) {
+    if (typeof arr[i] !== "number" || !Number.isFinite(arr[i])) throw new EmbeddingError(`the embedder returned ${arr[i]} at position ${i} for ${what}`);
+  }
+}
+
+/**
+ * Validates every operation, then embeds the batch's texts in one
+ * `embedDocuments` call (and each distinct query once). Throws before
+ * anything changes if any operation is invalid or the embedder fails on a
+ * document. A failing query embedding only degrades that search to keyword
+ * ranking, with a warning.
+ */
+export async function prepareBatch(operations: Operation[], ctx: PrepareContext): Promise<PreparedBatch> {
+  if (!Array.isArray(operations)) throw new InvalidArgumentError("batch() needs an array of operations");
+  const kinds = operations.map((op, i) => kindOf(op, i));
+  operations.forEach((op, i) => validateOp(op, i, kinds[i]));
+
+  const fieldTexts = new Map<number, { field: string; text: string }[]>();
+  const texts = new Set<string>();
+  if (ctx.embeddings && ctx.dims) {
+    operations.forEach((op, i) => {
+      const p = op as PutOperation;
+      if (kinds[i] !== "put" || p.value === null || p.index === false) return;
+      const fts = extractFieldTexts(p.value, ctx.state.pathsFor(p.index));
+      fieldTexts.set(i, fts);
+      for (const f of fts) texts.add(f.text);
+    });
+  }
+  const vectors = ctx.embeddings && ctx.dims ? await embedTexts(ctx.embeddings, [...texts], ctx.dims) : new Map<string, number[]>();
+
+  const queryVectors = new Map<number, number[]>();
+  if (ctx.embeddings && ctx.dims && ctx.retrieval !== "keyword") {
+    const byQuery = new Map<string, number[] | undefined>();
+    for (let i = 0; i < operations.length; i++) {
+      const q = (operations[i] as SearchOperation).query;
+      if (kinds[i] !== "search" || typeof q !== "string") continue;
+      if (!byQuery.has(q)) {
+        try {
+          const v = await ctx.embeddings.embedQuery(q);
+          checkVector(v, ctx.dims, `query ${JSON.stringify(q.slice(0, 60))}`);
+          byQuery.set(q, Array.from(v));
+        } catch (err) {
+          ctx.logger.warn(`langgraph-hnsw-memory: embedding the search query failed (${(err as Error)?.message ?? err}); ranking by keywords instead`);
+          byQuery.set(q, undefined);
+        }
+      }
+      const v = byQuery.get(q);
+      if (v) queryVectors.set(i, v);
+    }
+  }
+
+  const puts = new Map<number, PreparedPut>();
+  const logOps: LogOp[] = [];
+  operations.forEach((op, i) => {
+    if (kinds[i] !== "put") return;
+    const p = op as PutOperation & { ttl?: number | null };
+    if (p.value === null) {
+      logOps.push({ t: "del", ns: [...p.namespace], key: p.key });
+      return;
+    }
+    const ttl = p.ttl === null ? undefined : (p.ttl ?? ctx.ttl?.defaultTtl);
+    const put: PreparedPut = {
+      namespace: [...p.namespace],
+      key: p.key,
+      value: structuredClone(p.value),
+      index: p.index,
+      ttl,
+      expiresAt: ttl === undefined ? undefined : ctx.now + ttl * 60_000,
+      vectors: (fieldTexts.get(i) ?? []).map(({ field, text }) => ({ field, vector: vectors.get(text)! })),
+    };
+    puts.set(i, put);
+    const rec: LogOp = { t: "put", ns: put.namespace, key: put.key, value: put.value };
+    if (put.index !== undefined) rec.index = put.index;
+    if (put.expiresAt !== undefined) rec.exp = put.expiresAt;
+    if (put.ttl !== undefined) rec.ttl = put.ttl;
+    if (put.vectors.length) rec.vec = put.vectors.map((v) => [v.field, encodeVector(v.vector)]);
+    logOps.push(rec);
+  });
+  return { puts, queryVectors, logOps };
+}

@@ -1,0 +1,157 @@
+import { KeywordIndex } from "../embeddings/keyword-index.js";
+import { allStrings, extractFieldTexts } from "./fields.js";
+import { ItemTable, itemId, type StoredItem } from "./item-table.js";
+import type { SnapshotItem } from "./snapshot.js";
+import type { VectorIndex } from "./vector-index.js";
+
+/** A put, ready to apply: the value and its vectors, already validated. */
+export interface PreparedPut {
+  namespace: string[];
+  key: string;
+  value: Record<string, unknown>;
+  index?: false | string[];
+  expiresAt?: number;
+  ttl?: number;
+  vectors: { field: string; vector: number[] }[];
+}
+
+/**
+ * Everything the store holds in memory: the items, the vector index with its
+ * label → item map, and a keyword index built on first use. Live batches and
+ * log replay both change it through {@link applyPut} / {@link applyDelete},
+ * so a replayed store is the same as the one that wrote the log.
+ */
+export class StoreState {
+  readonly items = new ItemTable();
+  /** label → owning item. */
+  readonly owners: (StoredItem | undefined)[] = [];
+  private keyword?: KeywordIndex;
+
+  constructor(
+    /** The store's default index fields, or null when the store has no index. */
+    public fields: string[] | null,
+    public vectors: VectorIndex | undefined,
+  ) {}
+
+  /** The paths indexed for an item (its put override, or the store's fields). */
+  pathsFor(index: false | string[] | undefined): string[] {
+    if (index === false) return [];
+    return index ?? this.fields ?? [];
+  }
+
+  /** The texts used for keyword ranking of an item. */
+  keywordTexts(item: Pick<StoredItem, "value" | "index">): string[] {
+    if (item.index === false) return [];
+    const paths = this.pathsFor(item.index);
+    // "$" would rank JSON keys and punctuation: use the value's strings instead.
+    if (paths.length === 0 || paths.includes("$")) return allStrings(item.value);
+    return extractFieldTexts(item.value, paths).map((f) => f.text);
+  }
+
+  /** The keyword index, built from all items the first time it is needed. */
+  keywordIndex(): KeywordIndex {
+    if (!this.keyword) {
+      this.keyword = new KeywordIndex();
+      for (const item of this.items.items()) this.keyword.add(item.id, this.keywordTexts(item));
+    }
+    return this.keyword;
+  }
+
+  applyPut(put: PreparedPut, at: number): StoredItem {
+    const existing = this.items.get(put.namespace, put.key);
+    if (existing) this.dropVectors(existing);
+    const item: StoredItem = {
+      id: existing?.id ?? itemId(put.namespace, put.key),
+      namespace: existing?.namespace ?? [...put.namespace],
+      key: put.key,
+      value: put.value,
+      createdAt: existing?.createdAt ?? at,
+      updatedAt: at,
+      expiresAt: put.expiresAt,
+      ttl: put.ttl,
+      index: put.index,
+      vectors: [],
+    };
+    if (this.vectors) {
+      for (const { field, vector } of put.vectors) {
+        const label = this.vectors.add(vector);
+        this.owners[label] = item;
+        item.vectors.push({ label, field });
+      }
+    }
+    this.items.set(item);
+    this.keyword?.add(item.id, this.keywordTexts(item));
+    return item;
+  }
+
+  applyDelete(namespace: string[], key: string): boolean {
+    const item = this.items.delete(namespace, key);
+    if (!item) return false;
+    this.dropVectors(item);
+    this.keyword?.remove(item.id);
+    return true;
+  }
+
+  applyTouch(namespace: string[], key: string, expiresAt: number): void {
+    const item = this.items.get(namespace, key);
+    if (item) item.expiresAt = expiresAt;
+  }
+
+  private dropVectors(item: StoredItem): void {
+    for (const { label } of item.vectors) {
+      this.vectors?.remove(label);
+      this.owners[label] = undefined;
+    }
+    item.vectors = [];
+  }
+
+  /** Restores items from a snapshot (the vector index was loaded beside it). */
+  loadSnapshot(items: SnapshotItem[]): void {
+    for (const s of items) {
+      const item: StoredItem = {
+        id: itemId(s.ns, s.key),
+        namespace: s.ns,
+        key: s.key,
+        value: s.value,
+        createdAt: s.createdAt,
+        updatedAt: s.updatedAt,
+        expiresAt: s.exp,
+        ttl: s.ttl,
+        index: s.index,
+        vectors: (s.vec ?? []).map(([label, field]) => ({ label, field })),
+      };
+      for (const v of item.vectors) this.owners[v.label] = item;
+      this.items.set(item);
+    }
+  }
+
+  *snapshotItems(): IterableIterator<SnapshotItem> {
+    for (const it of this.items.items()) {
+      const s: SnapshotItem = { ns: it.namespace, key: it.key, value: it.value, createdAt: it.createdAt, updatedAt: it.updatedAt };
+      if (it.expiresAt !== undefined) s.exp = it.expiresAt;
+      if (it.ttl !== undefined) s.ttl = it.ttl;
+      if (it.index !== undefined) s.index = it.index;
+      if (it.vectors.length) s.vec = it.vectors.map((v) => [v.label, v.field]);
+      yield s;
+    }
+  }
+
+  /** Switches to a rebuilt vector index (after a reindex). */
+  swapVectors(vectors: VectorIndex, assignments: Map<StoredItem, { label: number; field: string }[]>, fields: string[]): void {
+    this.vectors = vectors;
+    this.fields = fields;
+    this.owners.length = 0;
+    for (const [item, vecs] of assignments) {
+      item.vectors = vecs;
+      for (const v of vecs) this.owners[v.label] = item;
+    }
+    this.keyword = undefined;
+  }
+
+  /** Labels owned by live items. */
+  usedLabels(items: SnapshotItem[]): Set<number> {
+    const used = new Set<number>();
+    for (const s of items) for (const [label] of s.vec ?? []) used.add(label);
+    return used;
+  }
+}

@@ -1,0 +1,173 @@
+import hnswlib from "hnswlib-node";
+import { CorruptStoreError } from "../errors.js";
+import { fsyncFile } from "./files.js";
+
+const { HierarchicalNSW } = hnswlib;
+type Hnsw = InstanceType<typeof HierarchicalNSW>;
+
+/** HNSW settings, recorded in the store's manifest. */
+export interface HnswSettings {
+  /** Only cosine is supported: scores are cosine similarities. */
+  space: "cosine";
+  dims: number;
+  M: number;
+  efConstruction: number;
+  efSearch: number;
+  initialCapacity: number;
+  seed: number;
+}
+
+export interface VectorHit {
+  label: number;
+  /** Cosine similarity, 1 = same direction. */
+  score: number;
+}
+
+/**
+ * One hnswlib index with label bookkeeping: labels of removed vectors are
+ * marked deleted and reused by later adds (hnswlib re-links the slot), and
+ * capacity doubles when full. Removed vectors stay in the file until
+ * {@link scrubRemoved} overwrites them, which compaction does, so that
+ * deleted data leaves the disk.
+ */
+export class VectorIndex {
+  private index: Hnsw;
+  private free: number[] = [];
+  /** Removed labels whose vector data is still in the index. */
+  private unscrubbed = new Set<number>();
+  private scrubVector: number[];
+
+  private constructor(
+    readonly settings: HnswSettings,
+    index: Hnsw,
+  ) {
+    this.index = index;
+    this.scrubVector = new Array<number>(settings.dims).fill(0);
+    this.scrubVector[0] = 1;
+  }
+
+  static create(settings: HnswSettings): VectorIndex {
+    const index = new HierarchicalNSW(settings.space, settings.dims);
+    index.initIndex({
+      maxElements: Math.max(16, settings.initialCapacity),
+      m: settings.M,
+      efConstruction: settings.efConstruction,
+      randomSeed: settings.seed,
+      allowReplaceDeleted: false,
+    });
+    index.setEf(settings.efSearch);
+    return new VectorIndex(settings, index);
+  }
+
+  /**
+   * Loads an index file. `usedLabels` are the labels that live items own;
+   * every other label in the file is treated as free (and is re-marked as
+   * deleted, in case the file and the sidecar disagree).
+   */
+  static load(file: string, settings: HnswSettings, usedLabels: ReadonlySet<number>): VectorIndex {
+    const index = new HierarchicalNSW(settings.space, settings.dims);
+    try {
+      index.readIndexSync(file, false);
+    } catch (err) {
+      throw new CorruptStoreError(`cannot read vector index ${file}: ${(err as Error).message}`, file);
+    }
+    if (index.getNumDimensions() !== settings.dims) {
+      throw new CorruptStoreError(`vector index ${file} has ${index.getNumDimensions()} dims, the manifest says ${settings.dims}`, file);
+    }
+    // hnswlib resets ef to 10 on read: restore the configured efSearch.
+    index.setEf(settings.efSearch);
+    const vi = new VectorIndex(settings, index);
+    const count = index.getCurrentCount();
+    for (const label of usedLabels) {
+      if (label >= count) throw new CorruptStoreError(`vector index ${file} lacks label ${label} that an item refers to`, file);
+    }
+    for (let label = count - 1; label >= 0; label--) {
+      if (usedLabels.has(label)) continue;
+      vi.free.push(label);
+      try {
+        index.markDelete(label);
+      } catch {
+        // already marked deleted
+      }
+    }
+    return vi;
+  }
+
+  /** Vectors currently searchable. */
+  get liveCount(): number {
+    return this.index.getCurrentCount() - this.free.length;
+  }
+
+  /** Slots in use, live or removed. */
+  get slotCount(): number {
+    return this.index.getCurrentCount();
+  }
+
+  get capacity(): number {
+    return this.index.getMaxElements();
+  }
+
+  get removedCount(): number {
+    return this.free.length;
+  }
+
+  /** Adds a vector and returns its label. */
+  add(vector: number[]): number {
+    const reused = this.free.pop();
+    if (reused !== undefined) {
+      this.index.addPoint(vector, reused);
+      this.unscrubbed.delete(reused);
+      return reused;
+    }
+    const label = this.index.getCurrentCount();
+    if (label >= this.index.getMaxElements()) this.index.resizeIndex(Math.max(16, this.index.getMaxElements() * 2));
+    this.index.addPoint(vector, label);
+    return label;
+  }
+
+  remove(label: number): void {
+    this.index.markDelete(label);
+    this.free.push(label);
+    this.unscrubbed.add(label);
+  }
+
+  /** The stored (normalised) vector of a label. */
+  vector(label: number): number[] {
+    return this.index.getPoint(label);
+  }
+
+  /**
+   * Approximate k nearest neighbours. `accept` restricts the labels that may
+   * be returned (hnswlib's filtered search).
+   */
+  search(query: number[], k: number, accept?: (label: number) => boolean, ef?: number): VectorHit[] {
+    const live = this.liveCount;
+    if (live === 0 || k <= 0) return [];
+    const kk = Math.min(k, live, this.index.getMaxElements());
+    this.index.setEf(Math.max(ef ?? this.settings.efSearch, kk));
+    const res = accept ? this.index.searchKnn(query, kk, accept) : this.index.searchKnn(query, kk);
+    const hits: VectorHit[] = [];
+    for (let i = 0; i < res.neighbors.length; i++) {
+      const d = res.distances[i];
+      if (Number.isFinite(d)) hits.push({ label: res.neighbors[i], score: 1 - d });
+    }
+    return hits;
+  }
+
+  /** Overwrites the data of every removed vector with a constant vector. */
+  scrubRemoved(): number {
+    const n = this.unscrubbed.size;
+    for (const label of this.unscrubbed) {
+      this.index.addPoint(this.scrubVector, label);
+      this.index.markDelete(label);
+    }
+    this.unscrubbed.clear();
+    return n;
+  }
+
+  /** Writes the index to `file` and fsyncs it. */
+  write(file: string): void {
+    this.index.writeIndexSync(file);
+    fsyncFile(file);
+  }
+}
