@@ -178,7 +178,7 @@ export class MemoryExtractor {
       const profile = await this.askProfile({}, transcript);
       return profile ? renderProfile(profile).split("\n").filter(Boolean) : [];
     }
-    return this.askFacts(transcript);
+    return (await this.askFacts(transcript)) ?? [];
   }
 
   /**
@@ -217,6 +217,9 @@ export class MemoryExtractor {
         this.mode === "profile"
           ? await this.retry(attempts, () => this.planProfile(store, namespace, transcript))
           : await this.retry(attempts, () => this.planFacts(store, namespace, transcript));
+      // An unusable reply (already warned about) leaves the cursor where it
+      // was, so that the next run reads these messages again.
+      if (ops === undefined) return result;
       await this.apply(store, namespace, ops, options, result);
     }
     if (threadId) await writeCursor(store, namespace, threadId, plain);
@@ -268,7 +271,7 @@ export class MemoryExtractor {
     );
   }
 
-  private async askFacts(transcript: string): Promise<string[]> {
+  private async askFacts(transcript: string): Promise<string[] | undefined> {
     const facts = await callModel<string[]>({
       model: this.model,
       prompt: { system: this.instructions ?? DEFAULT_EXTRACTION_PROMPT, user: `Conversation:\n${transcript}` },
@@ -283,7 +286,8 @@ export class MemoryExtractor {
       logger: this.logger,
       what: "facts",
     });
-    const { facts: clean, dropped } = cleanFacts(facts ?? [], normaliseFact);
+    if (facts === undefined) return undefined;
+    const { facts: clean, dropped } = cleanFacts(facts, normaliseFact);
     if (dropped.length > 0) this.logger.warn(`memory extractor: dropped ${dropped.length} fact(s) that look like secrets or are too long`);
     return clean;
   }
@@ -303,7 +307,7 @@ export class MemoryExtractor {
     if (!profile) return undefined;
     const safe: Profile = {};
     for (const [k, v] of Object.entries(profile)) {
-      if (v !== null && looksSecret(`${k.replace(/_/g, " ")}: ${renderProfile({ v }).slice(3)}`)) {
+      if (v !== null && looksSecret(renderProfile({ [k]: v }))) {
         this.logger.warn(`memory extractor: dropped profile field ${JSON.stringify(k)}: it looks like a secret`);
         continue;
       }
@@ -312,8 +316,10 @@ export class MemoryExtractor {
     return safe;
   }
 
-  private async planFacts(store: BaseStore, namespace: readonly string[], transcript: string): Promise<WriteOp[]> {
+  /** Writes to make, or undefined when the model's reply was unusable. */
+  private async planFacts(store: BaseStore, namespace: readonly string[], transcript: string): Promise<WriteOp[] | undefined> {
     const facts = await this.askFacts(transcript);
+    if (facts === undefined) return undefined;
     if (facts.length === 0) return [];
     const neighbours = await findNeighbours(store, namespace, facts, this.neighbours, new Set([this.profileKey]));
     const consolidate = (this.enableUpdates || this.enableDeletes) && neighbours.length > 0;
@@ -348,12 +354,13 @@ export class MemoryExtractor {
     });
   }
 
-  private async planProfile(store: BaseStore, namespace: readonly string[], transcript: string): Promise<WriteOp[]> {
+  /** Writes to make, or undefined when the model's reply was unusable. */
+  private async planProfile(store: BaseStore, namespace: readonly string[], transcript: string): Promise<WriteOp[] | undefined> {
     const existing = await store.get([...namespace], this.profileKey);
     const current = (existing?.value as { profile?: unknown } | undefined)?.profile;
     const currentProfile: Profile = current && typeof current === "object" && !Array.isArray(current) ? (current as Profile) : {};
     const update = await this.askProfile(currentProfile, transcript);
-    if (!update) return [];
+    if (!update) return undefined;
     const merged = mergeProfile(currentProfile, update);
     if (JSON.stringify(merged) === JSON.stringify(currentProfile) && existing) return [];
     const previousText = existing ? String((existing.value as { text?: unknown }).text ?? "") : undefined;
