@@ -10,8 +10,9 @@ export interface RankedHit {
 export interface HybridRankOptions {
   /**
    * The RRF constant: a hit at rank r (from 1) earns `weight / (k + r)`.
-   * Smaller values give the first few ranks more say.
-   * @default 10
+   * Smaller values give the first few ranks more say; the common k=60 makes
+   * fusion nearly blind to which list is sure of its first hit.
+   * @default 1
    */
   k?: number;
   /**
@@ -28,7 +29,7 @@ export interface HybridRankOptions {
    * Added to the keyword weight for each keyword signal in the query (a
    * capitalised name, a number or date, a quoted phrase), up to
    * `maxSignals` signals.
-   * @default 0.5
+   * @default 1
    */
   signalBoost?: number;
   /**
@@ -80,10 +81,10 @@ export function hybridRank(
   input: { query: string; vectorHits: RankedHit[]; keywordHits: RankedHit[] },
   options: HybridRankOptions = {},
 ): RankedHit[] {
-  const k = options.k ?? 10;
+  const k = options.k ?? 1;
   const vectorWeight = options.vectorWeight ?? 1;
   const baseKeyword = options.keywordWeight ?? 0.5;
-  const boost = options.signalBoost ?? 0.5;
+  const boost = options.signalBoost ?? 1;
   const maxSignals = options.maxSignals ?? 2;
   for (const [name, v] of Object.entries({ k, vectorWeight, keywordWeight: baseKeyword, signalBoost: boost, maxSignals })) {
     if (!Number.isFinite(v) || v < 0) throw new InvalidArgumentError(`hybridRank option ${name} must be a finite number >= 0, got ${String(v)}`);

@@ -18,7 +18,10 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
     "shouldn so some such t than that the their theirs them themselves then there these they this those " +
     "through to too under until up us ve very was wasn we were weren what when where which while who whom " +
     "whose why will with won would wouldn you your yours yourself yourselves d m o y also any anything " +
-    "something tell know remember recall ever please"
+    "something tell know remember recall ever please " +
+    // Light verbs: in questions ("how does she take her coffee", "what do
+    // they use at work") they match unrelated memories ("takes the train").
+    "take takes took taken use uses used using make makes made get gets got go goes went gone like likes"
   ).split(" "),
 );
 

@@ -136,6 +136,8 @@ export interface StoreStats {
   deletedLabels: number;
   /** Slots allocated in the index. */
   capacity: number;
+  /** The search beam width in use (restored from the directory on open). */
+  efSearch: number;
   /** Bytes of log since the last compaction. */
   logBytes: number;
   /** Size of each file in the directory. */
@@ -491,6 +493,7 @@ export class HNSWStore extends BaseStore {
       vectors: state.vectors?.liveCount ?? 0,
       deletedLabels: state.vectors?.removedCount ?? 0,
       capacity: state.vectors?.capacity ?? 0,
+      efSearch: state.vectors?.settings.efSearch ?? 0,
       logBytes: this.files?.logBytes ?? 0,
       files: this.files?.fileSizes() ?? {},
     }));
