@@ -1,0 +1,159 @@
+/**
+ * Benchmark: the latency preload adds to one turn.
+ *
+ * 10,000 memories in the store (50 users × 200 memories each), recalled for
+ * one user per turn, exactly as callModel does it (wait for pending writes,
+ * search with the latest human message, fill with the newest, format the
+ * memory-context message). Two modes:
+ *   - with embedding: the real USE-lite embedder embeds each (distinct) query;
+ *   - search only: the query vectors were computed beforehand.
+ * Also times the whole callModel node (preload vs none) with an instant
+ * scripted model (a TEST DOUBLE, no LLM) to show the node adds nothing more.
+ *
+ * Run: npm run bench:preload  → bench/results/preload.json
+ */
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import { join } from "node:path";
+import { Embeddings } from "@langchain/core/embeddings";
+import { HumanMessage } from "@langchain/core/messages";
+import { UniversalSentenceEncoderEmbeddings } from "../src/embeddings/universal-sentence-encoder.js";
+import { callModel } from "../src/nodes/call-model.js";
+import { formatMemoryContext } from "../src/nodes/format-memories.js";
+import { waitForPendingWrites } from "../src/nodes/pending-writes.js";
+import { recallMemories } from "../src/nodes/recall.js";
+import { HNSWStore } from "../src/store/hnsw-store.js";
+import { ScriptedChatModel } from "../test/helpers/scripted-chat-model.js";
+
+const USERS = 50;
+const PER_USER = 200;
+const TURNS = Number(process.env.BENCH_TURNS ?? 300);
+const WARMUP = 20;
+
+/** Delegates to USE-lite, except for queries whose vectors were precomputed. */
+class SwitchableEmbeddings extends Embeddings {
+  readonly precomputed = new Map<string, number[]>();
+  constructor(readonly inner: UniversalSentenceEncoderEmbeddings) {
+    super({});
+  }
+  get dims(): number {
+    return this.inner.dims;
+  }
+  embedDocuments(texts: string[]): Promise<number[][]> {
+    return this.inner.embedDocuments(texts);
+  }
+  async embedQuery(text: string): Promise<number[]> {
+    return this.precomputed.get(text) ?? this.inner.embedQuery(text);
+  }
+}
+
+const SUBJECTS = ["cooking", "running", "jazz", "gardening", "chess", "travel", "photography", "cycling", "baking", "hiking"];
+const VERBS = ["enjoys", "is learning", "dislikes", "teaches", "reads about", "spends weekends on", "wants to try", "gave up"];
+const DETAILS = ["with friends", "alone", "since 2019", "in the mornings", "on holidays", "every week", "with the kids", "at a club", "online", "in winter"];
+const facts = (user: number): string[] =>
+  Array.from({ length: PER_USER }, (_, i) => {
+    const s = SUBJECTS[(i + user) % SUBJECTS.length];
+    const v = VERBS[Math.floor(i / SUBJECTS.length) % VERBS.length];
+    const d = DETAILS[(i * 7 + user) % DETAILS.length];
+    return `User ${v} ${s} ${d} (note ${user}-${i}).`;
+  });
+const QUESTIONS = ["What should I do this weekend", "Any tips for my hobby", "Plan a trip for me", "What gift would I like", "Suggest something relaxing"];
+const query = (i: number) => `${QUESTIONS[i % QUESTIONS.length]}? Turn ${i}, ${SUBJECTS[i % SUBJECTS.length]} maybe.`;
+
+function stats(samples: number[]) {
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (p: number) => s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+  const r = (x: number) => Math.round(x * 100) / 100;
+  return { n: s.length, p50: r(at(50)), p95: r(at(95)), p99: r(at(99)), mean: r(s.reduce((a, b) => a + b, 0) / s.length), max: r(s[s.length - 1]) };
+}
+
+async function main(): Promise<void> {
+  const use = new UniversalSentenceEncoderEmbeddings();
+  const embeddings = new SwitchableEmbeddings(use);
+  const dir = await mkdtemp(join(os.tmpdir(), "bench-preload-"));
+  const store = new HNSWStore({ path: dir, index: { dims: use.dims, embeddings, fields: ["text"] } });
+  const name = "HNSWStore";
+  try {
+    let t = performance.now();
+    await use.embedQuery("load the model");
+    const loadMs = performance.now() - t;
+    t = performance.now();
+    for (let u = 0; u < USERS; u++) {
+      const ns = ["users", `u${u}`];
+      await store.batch(facts(u).map((text, i) => ({ namespace: ns, key: `m${i}`, value: { text, source: "extractor" }, index: ["text"] })));
+      process.stdout.write(`\rseeded ${(u + 1) * PER_USER} memories`);
+    }
+    const seedMs = performance.now() - t;
+    console.log(` in ${(seedMs / 1000).toFixed(1)} s (${name})`);
+
+    const recall = async (turn: number) => {
+      const ns = ["users", `u${turn % USERS}`];
+      const t0 = performance.now();
+      await waitForPendingWrites(store, ns);
+      const items = await recallMemories(store, ns, { query: query(turn), limit: 5 });
+      const ctx = formatMemoryContext(items);
+      const ms = performance.now() - t0;
+      if (!ctx || items.length !== 5) throw new Error(`turn ${turn}: recalled ${items.length} memories`);
+      return ms;
+    };
+
+    const withEmbedding: number[] = [];
+    for (let i = 0; i < WARMUP + TURNS; i++) {
+      const ms = await recall(1000 + i);
+      if (i >= WARMUP) withEmbedding.push(ms);
+    }
+
+    const searchOnly: number[] = [];
+    const base = 5000;
+    const vectors = await use.embedDocuments(Array.from({ length: WARMUP + TURNS }, (_, i) => query(base + i)));
+    vectors.forEach((v, i) => embeddings.precomputed.set(query(base + i), v));
+    for (let i = 0; i < WARMUP + TURNS; i++) {
+      const ms = await recall(base + i);
+      if (i >= WARMUP) searchOnly.push(ms);
+    }
+
+    // Whole node, with an instant scripted model (TEST DOUBLE, no LLM): preload vs none.
+    const model = new ScriptedChatModel({ turns: [], fallback: "ok" });
+    const node = (mode: "preload" | "none") => callModel({ model, mode, namespace: ["users", "{user_id}"], store });
+    const timeNode = async (mode: "preload" | "none", offset: number) => {
+      const n = node(mode);
+      const out: number[] = [];
+      for (let i = 0; i < WARMUP + TURNS; i++) {
+        const turn = offset + i;
+        const t0 = performance.now();
+        await n({ messages: [new HumanMessage(query(turn))] }, { configurable: { user_id: `u${turn % USERS}` } });
+        if (i >= WARMUP) out.push(performance.now() - t0);
+      }
+      return out;
+    };
+    const nodePreload = await timeNode("preload", 9000);
+    const nodeNone = await timeNode("none", 9000);
+
+    const result = {
+      bench: "preload",
+      date: new Date().toISOString(),
+      machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: process.platform },
+      store: name,
+      embedder: "USE-lite (UniversalSentenceEncoderEmbeddings, 512 dims, local)",
+      memories: USERS * PER_USER,
+      namespaceSize: PER_USER,
+      limit: 5,
+      turns: TURNS,
+      modelLoadMs: Math.round(loadMs),
+      seedSeconds: Math.round(seedMs / 100) / 10,
+      recallWithEmbeddingMs: stats(withEmbedding),
+      recallSearchOnlyMs: stats(searchOnly),
+      callModelNodePreloadMs: stats(nodePreload),
+      callModelNodeNoneMs: stats(nodeNone),
+      target: { p95WithEmbeddingMs: 100, met: stats(withEmbedding).p95 < 100 },
+    };
+    await mkdir(new URL("./results/", import.meta.url), { recursive: true });
+    await writeFile(new URL("./results/preload.json", import.meta.url), JSON.stringify(result, null, 2) + "\n");
+    console.log(JSON.stringify(result, null, 2));
+  } finally {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
