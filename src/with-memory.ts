@@ -4,7 +4,7 @@ import { InvalidArgumentError } from "./errors.js";
 import type { MemoryExtractor } from "./extract/extractor.js";
 import { callModel, checkMode, postloads, type CallModelOptions, type MemoryMode } from "./nodes/call-model.js";
 import { MemoryToolNode } from "./nodes/memory-tool-node.js";
-import { resolveNamespace } from "./nodes/namespace-template.js";
+import { checkTemplate } from "./nodes/check-template.js";
 import { createMemoryTools } from "./nodes/tools.js";
 import { writeMemory, type WriteMemoryOptions } from "./nodes/write-memory.js";
 
@@ -80,8 +80,9 @@ export function withMemory<G extends AnyStateGraph>(graph: G, options: WithMemor
       `withMemory needs a state with a \`messages\` channel (MessagesAnnotation or a superset); this graph has: ${Object.keys(g.channels).join(", ") || "none"}`,
     );
   }
-  const mode = checkMode(options?.mode ?? "preload");
-  resolveNamespace(options.namespace, { configurable: new Proxy({}, { get: () => "x" }) });
+  if (!options || typeof options !== "object") throw new InvalidArgumentError("withMemory needs options: { model, namespace, ... }");
+  const mode = checkMode(options.mode ?? "preload");
+  checkTemplate(options.namespace);
   for (const name of Object.values(MEMORY_NODES)) {
     if (name in g.nodes) throw new InvalidArgumentError(`the graph already has a node named "${name}"; withMemory adds its own`);
   }

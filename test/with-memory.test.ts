@@ -125,6 +125,18 @@ describe.each(storeFactories())("withMemory over $name", (factory) => {
     expect((await c.store.get(["users", "42"], "pet"))?.value.text).toBe("User has a dog");
   });
 
+  it("mode none: the model sees no memory, but write_memory still extracts", async () => {
+    await c.store.put(["users", "42"], "m1", { text: "User is vegetarian", source: "tool" });
+    const model = new ScriptedChatModel({ turns: [], fallback: "ok" });
+    const extractor = new MemoryExtractor({ model: new ScriptedChatModel({ turns: ['["User has a dog."]'], fallback: "[]" }), structuredOutput: false, enableUpdates: false });
+    const graph = withMemory(new StateGraph(MessagesAnnotation), { model, mode: "none", namespace: NS, store: c.store, extract: { extractor } }).compile({ checkpointer });
+    await graph.invoke({ messages: [new HumanMessage("I got a dog")] }, run("42", "t1"));
+    expect(model.calls[0].map(text)).toEqual(["I got a dog"]);
+    expect(model.boundToolNames).toEqual([]);
+    const texts = (await c.store.search(["users", "42"], { limit: 10 })).map((i) => i.value.text).sort();
+    expect(texts).toEqual(["User has a dog.", "User is vegetarian"]);
+  });
+
   it("dotted ids (e-mail addresses) work end to end", async () => {
     await c.store.put(["users", encodeLabel("ann.lee@example.com")], "m1", { text: "User is allergic to penicillin", source: "tool" });
     const model = new ScriptedChatModel({ turns: [], fallback: "ok" });
@@ -164,5 +176,7 @@ describe("withMemory arguments", () => {
     expect(() => withMemory(taken, { model, namespace: NS })).toThrow(/"tools"/);
     expect(() => withMemory(new StateGraph(MessagesAnnotation), { model, namespace: NS, mode: "later" as never })).toThrow(InvalidArgumentError);
     expect(() => withMemory(new StateGraph(MessagesAnnotation), { model, namespace: [] })).toThrow(/namespace/);
+    expect(() => withMemory(new StateGraph(MessagesAnnotation), undefined as never)).toThrow(InvalidArgumentError);
+    expect(() => withMemory({} as never, { model, namespace: NS })).toThrow(/StateGraph/);
   });
 });

@@ -5,6 +5,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
+import { checkTemplate } from "./check-template.js";
 import { formatMemoryContext, messageText } from "./format-memories.js";
 import { resolveNamespace, type NamespaceTemplate } from "./namespace-template.js";
 import { waitForPendingWrites } from "./pending-writes.js";
@@ -111,8 +112,7 @@ export function callModel(options: CallModelOptions): (state: MessagesState, con
   }
   const mode = checkMode(options.mode ?? "preload");
   validateRecallOptions(options);
-  // Checks the template's shape now; values are filled per run.
-  if (!Array.isArray(options.namespace) || options.namespace.length === 0) resolveNamespace(options.namespace);
+  checkTemplate(options.namespace);
 
   const tools = [
     ...(postloads(mode) ? createMemoryTools({ ...options.memoryTools, namespace: options.namespace, store: options.store }) : []),

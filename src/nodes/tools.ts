@@ -4,6 +4,7 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseStore, SearchItem } from "@langchain/langgraph-checkpoint";
 import { z } from "zod";
 import { InvalidArgumentError } from "../errors.js";
+import { checkTemplate } from "./check-template.js";
 import { memoryText } from "./format-memories.js";
 import { resolveNamespace, type NamespaceTemplate } from "./namespace-template.js";
 import { waitForPendingWrites } from "./pending-writes.js";
@@ -90,9 +91,8 @@ export function createMemoryTools(options: MemoryToolsOptions): StructuredToolIn
   if (!Number.isInteger(maxSearchLimit) || maxSearchLimit < 1) {
     throw new InvalidArgumentError(`maxSearchLimit must be a positive integer, got ${String(options.maxSearchLimit)}`);
   }
-  // Validate the templates now, so that a bad template fails at build time.
-  resolveNamespace(options.namespace, { configurable: new Proxy({}, { get: () => "x" }) });
-  if (options.sharedNamespace) resolveNamespace(options.sharedNamespace, { configurable: new Proxy({}, { get: () => "x" }) });
+  checkTemplate(options.namespace);
+  if (options.sharedNamespace) checkTemplate(options.sharedNamespace);
   const index = options.indexFields === undefined ? ["text"] : options.indexFields;
 
   const scope = (config: ToolRunnableConfig) => {
