@@ -13,13 +13,21 @@ describe("keywordSignals", () => {
 });
 
 describe("hybridRank", () => {
+  it("with the defaults, a keyword-only hit does not displace the vector's first hit for a plain query", () => {
+    const out = hybridRank({ query: "how does she relax", vectorHits: hits("a", "b", "c"), keywordHits: hits("c", "d") });
+    expect(out.map((h) => h.id)).toEqual(["a", "c", "b", "d"]);
+  });
+
   it("keeps the vector order when keywords found nothing", () => {
     const out = hybridRank({ query: "which antibiotics should I avoid", vectorHits: hits("a", "b", "c"), keywordHits: [] });
     expect(out.map((h) => h.id)).toEqual(["a", "b", "c"]);
   });
 
   it("returns the union, promoting hits found by both lists", () => {
-    const out = hybridRank({ query: "tea", vectorHits: hits("a", "b", "c"), keywordHits: hits("c", "d") });
+    const out = hybridRank(
+      { query: "tea", vectorHits: hits("a", "b", "c"), keywordHits: hits("c", "d") },
+      { k: 60, keywordWeight: 1 },
+    );
     expect(out.map((h) => h.id)).toEqual(["c", "a", "b", "d"]);
     expect(out[0]!.score).toBeGreaterThan(out[1]!.score);
   });

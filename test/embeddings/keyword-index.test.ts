@@ -5,7 +5,7 @@ import { stem, tokenize } from "../../src/embeddings/tokenize.js";
 
 describe("tokenize", () => {
   it("drops stop words and question words, lower-cases and stems", () => {
-    expect(tokenize("When did Alice go hiking in the Alps?")).toEqual(["alic", "go", "hik", "alp"]);
+    expect(tokenize("When did Alice go hiking in the Alps?")).toEqual(["alic", "hik", "alp"]);
   });
 
   it("brings inflections together without merging different words", () => {
