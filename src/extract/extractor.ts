@@ -197,16 +197,7 @@ export class MemoryExtractor {
     options: SaveOptions,
     attempts: number,
   ): Promise<SaveResult> {
-    if (!store || typeof (store as { batch?: unknown }).batch !== "function") {
-      throw new InvalidArgumentError("MemoryExtractor.save needs a LangGraph BaseStore as its first argument");
-    }
-    if (!Array.isArray(messages)) throw new InvalidArgumentError(`MemoryExtractor.save needs an array of messages, got ${typeof messages}`);
-    if (!Array.isArray(namespace) || namespace.length === 0 || namespace.some((l) => typeof l !== "string" || l.length === 0)) {
-      throw new InvalidArgumentError(`MemoryExtractor.save needs a non-empty namespace of labels, got ${JSON.stringify(namespace)}`);
-    }
-    if (options.ttl !== undefined && (typeof options.ttl !== "number" || !(options.ttl > 0))) {
-      throw new InvalidArgumentError(`ttl must be a positive number of minutes, got ${options.ttl}`);
-    }
+    validateSaveArgs(store, messages, namespace, options);
     const plain = toPlainMessages(messages);
     const { threadId } = options;
     const from = threadId ? unreadFrom(await readCursor(store, namespace, threadId), plain) : 0;
@@ -243,6 +234,7 @@ export class MemoryExtractor {
     },
   ): Promise<SaveResult | undefined> {
     store = underlyingStore(store);
+    validateSaveArgs(store, messages, namespace, options);
     let id = this.storeIds.get(store);
     if (id === undefined) this.storeIds.set(store, (id = nextStoreId++));
     const key = `store#${id} ${JSON.stringify(namespace)} thread ${JSON.stringify(options.threadId ?? null)}`;
@@ -406,6 +398,21 @@ export class MemoryExtractor {
     if (ttl === undefined) await store.put(namespace, key, value);
     // The base PutOperation has no ttl field yet; stores that support expiry read it from the operation.
     else await store.batch([{ namespace, key, value, ttl } as unknown as { namespace: string[]; key: string; value: Record<string, unknown> }]);
+  }
+}
+
+
+/** Throws InvalidArgumentError, before anything is read or written, for unusable save arguments. */
+function validateSaveArgs(store: BaseStore, messages: readonly ConversationMessage[], namespace: readonly string[], options: SaveOptions): void {
+  if (!store || typeof (store as { batch?: unknown }).batch !== "function") {
+    throw new InvalidArgumentError("MemoryExtractor.save needs a LangGraph BaseStore as its first argument");
+  }
+  if (!Array.isArray(messages)) throw new InvalidArgumentError(`MemoryExtractor.save needs an array of messages, got ${typeof messages}`);
+  if (!Array.isArray(namespace) || namespace.length === 0 || namespace.some((l) => typeof l !== "string" || l.length === 0)) {
+    throw new InvalidArgumentError(`MemoryExtractor.save needs a non-empty namespace of labels, got ${JSON.stringify(namespace)}`);
+  }
+  if (options.ttl !== undefined && (typeof options.ttl !== "number" || !(options.ttl > 0))) {
+    throw new InvalidArgumentError(`ttl must be a positive number of minutes, got ${options.ttl}`);
   }
 }
 

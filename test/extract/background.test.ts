@@ -106,4 +106,12 @@ describe("background, debounced extraction", () => {
     await Promise.all([first, second]);
     expect(userText(model.calls[1])).toBe("Conversation:\nUser: I play piano");
   });
+
+  it("rejects bad arguments at once, before scheduling anything", () => {
+    const extractor = new MemoryExtractor({ model: new ScriptedChatModel({ turns: [] }) });
+    const store = memoryStore();
+    expect(() => extractor.saveInBackground(store, [], [], { delaySeconds: 1 })).toThrow(/namespace/);
+    expect(() => extractor.saveInBackground(store, [], NS, { delaySeconds: -1 })).toThrow(/delaySeconds/);
+    expect(extractor.pending).toBe(0);
+  });
 });
