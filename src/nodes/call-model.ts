@@ -46,6 +46,14 @@ export interface CallModelOptions {
   tools?: StructuredToolInterface[];
   /** Your own system prompt, sent first, before the memory context. @default undefined */
   systemPrompt?: string;
+  /**
+   * `"separate"`: your system prompt, then the memory context, as two system
+   * messages. `"single"`: both in one system message (your prompt, a blank
+   * line, then the `[Long-term Memory Context]` block), for providers such
+   * as Anthropic that accept only one leading system message.
+   * @default "separate"
+   */
+  systemMessages?: "separate" | "single";
   /** Most memories to preload. @default 5 */
   limit?: number;
   /** Preload keeps query hits scoring at least this. @default 0 */
@@ -113,6 +121,10 @@ export function callModel(options: CallModelOptions): (state: MessagesState, con
   const mode = checkMode(options.mode ?? "preload");
   validateRecallOptions(options);
   checkTemplate(options.namespace);
+  const layout = options.systemMessages ?? "separate";
+  if (layout !== "separate" && layout !== "single") {
+    throw new InvalidArgumentError(`systemMessages must be "separate" or "single", got ${JSON.stringify(options.systemMessages)}`);
+  }
 
   const tools = [
     ...(postloads(mode) ? createMemoryTools({ ...options.memoryTools, namespace: options.namespace, store: options.store }) : []),
@@ -133,8 +145,7 @@ export function callModel(options: CallModelOptions): (state: MessagesState, con
 
   return async (state, config) => {
     const namespace = resolveNamespace(options.namespace, config);
-    const prefix: BaseMessage[] = [];
-    if (options.systemPrompt) prefix.push(new SystemMessage(options.systemPrompt));
+    let context: string | undefined;
     if (preloads(mode)) {
       const store = resolveStore(options.store, config);
       await waitForPendingWrites(store, namespace);
@@ -148,9 +159,10 @@ export function callModel(options: CallModelOptions): (state: MessagesState, con
         maxTokens: options.maxTokens,
         withKeys: mode === "both",
       });
-      const context = formatMemoryContext(items, { withKeys: mode === "both" });
-      if (context) prefix.push(new SystemMessage(context));
+      context = formatMemoryContext(items, { withKeys: mode === "both" });
     }
+    const parts = [options.systemPrompt, context].filter((p): p is string => Boolean(p));
+    const prefix = layout === "single" && parts.length > 0 ? [new SystemMessage(parts.join("\n\n"))] : parts.map((p) => new SystemMessage(p));
     const reply = await bound.invoke([...prefix, ...state.messages], config);
     return { messages: [reply] };
   };

@@ -59,6 +59,17 @@ describe.each(storeFactories())("callModel over $name", (factory) => {
     expect(input[2].getType()).toBe("human");
   });
 
+  it("systemMessages: 'single' puts the prompt and the memory context in one system message", async () => {
+    await seed("42", ["User is vegetarian"]);
+    const model = new ScriptedChatModel({ turns: ["ok"] });
+    const node = callModel({ model, namespace: NS, store: c.store, systemPrompt: "You are a cook.", systemMessages: "single" });
+    await node({ messages: [new HumanMessage("dinner?")] }, cfg("42"));
+    const input = model.calls[0];
+    expect(input.map((m) => m.getType())).toEqual(["system", "human"]);
+    expect(text(input[0])).toMatch(/^You are a cook\.\n\n\[Long-term Memory Context\]\n/);
+    expect(text(input[0])).toContain("- User is vegetarian");
+  });
+
   it("takes query hits first, then fills with the newest memories, up to limit", async () => {
     await seed("42", ["likes jazz music", "owns a red bicycle", "works as a nurse", "has two cats", "lives in Lyon"]);
     const model = new ScriptedChatModel({ turns: ["ok"] });
@@ -166,6 +177,7 @@ describe("callModel options", () => {
     expect(() => callModel({ model, namespace: NS, scoreThreshold: Number.NaN })).toThrow(/scoreThreshold/);
     expect(() => callModel({ model: undefined as never, namespace: NS })).toThrow(/model/);
     expect(() => callModel({ model, namespace: [] })).toThrow(/namespace/);
+    expect(() => callModel({ model, namespace: NS, systemMessages: "many" as never })).toThrow(/systemMessages/);
     const dup = tool(async () => "x", { name: "remember", description: "x", schema: z.object({}) });
     expect(() => callModel({ model, namespace: NS, mode: "postload", tools: [dup] })).toThrow(/remember/);
   });
