@@ -3,12 +3,23 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
 
 /**
- * Picks the store a node or tool should use: the one passed in its options
- * (preferred), else the one LangGraph puts on `config.store`.
+ * The store behind LangGraph's per-run `AsyncBatchedStore` wrapper (what
+ * `config.store` holds inside a node), or the store itself.
  *
- * Prefer passing the store explicitly: LangGraph wraps the compiled-in store
- * in an `AsyncBatchedStore`, which drops `put`'s `index` argument and throws
- * on `listNamespaces`.
+ * Memory code must not go through the wrapper: it stops processing its queue
+ * when the run ends (a background write would hang forever), it drops
+ * `put`'s `index` argument, and its `listNamespaces` throws.
+ */
+export function underlyingStore(store: BaseStore): BaseStore {
+  if (!store || typeof store !== "object") return store;
+  const s = store as BaseStore & { lg_name?: unknown; store?: BaseStore };
+  return s.lg_name === "AsyncBatchedStore" && s.store ? s.store : store;
+}
+
+/**
+ * Picks the store a node or tool should use: the one passed in its options
+ * (preferred), else the one LangGraph puts on `config.store`, unwrapped from
+ * LangGraph's per-run batching wrapper.
  */
 export function resolveStore(store: BaseStore | undefined, config?: LangGraphRunnableConfig): BaseStore {
   const resolved = store ?? config?.store;
@@ -17,5 +28,5 @@ export function resolveStore(store: BaseStore | undefined, config?: LangGraphRun
       "no memory store: pass `store` in the node's options, or compile the graph with `graph.compile({ store })`",
     );
   }
-  return resolved;
+  return underlyingStore(resolved);
 }

@@ -6,7 +6,6 @@ import type { MemoryExtractor } from "../extract/extractor.js";
 import { resolveNamespace, type NamespaceTemplate } from "./namespace-template.js";
 import { trackPendingWrite } from "./pending-writes.js";
 import { resolveStore } from "./resolve-store.js";
-import { underlyingStore } from "../extract/underlying-store.js";
 
 /** Options of {@link writeMemory}. */
 export interface WriteMemoryOptions {
@@ -74,9 +73,8 @@ export function writeMemory(options: WriteMemoryOptions): (state: { messages: Ba
 
   return async (state, config) => {
     const ns = resolveNamespace(namespace, config);
-    const resolved = resolveStore(store, config);
-    // Writes bypass LangGraph's per-run AsyncBatchedStore wrapper (see underlyingStore).
-    const target = underlyingStore(resolved);
+    // Unwrapped from LangGraph's per-run AsyncBatchedStore (see underlyingStore).
+    const target = resolveStore(store, config);
     const messages = state?.messages;
     if (!Array.isArray(messages)) {
       throw new InvalidArgumentError("writeMemory expects graph state with a `messages` array (e.g. MessagesAnnotation)");
@@ -92,10 +90,7 @@ export function writeMemory(options: WriteMemoryOptions): (state: { messages: Ba
         ttl,
         threadId,
         delaySeconds: debounceSeconds,
-        onStart: (work) => {
-          trackPendingWrite(target, ns, work);
-          if (resolved !== target) trackPendingWrite(resolved, ns, work);
-        },
+        onStart: (work) => trackPendingWrite(target, ns, work),
       });
     }
     return {};
