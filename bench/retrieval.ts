@@ -200,6 +200,25 @@ const meetsTargets = (g: (typeof grid)[number]) =>
 const score = (g: (typeof grid)[number]) => g.facts.mrr + g.conversations.mrr;
 const ranked = [...grid].sort((a, b) => score(b) - score(a));
 
+// ---- KeywordIndex at 100k documents (synthetic text, Zipf-like word use) ----------------------
+const vocab = Array.from({ length: 20_000 }, (_, i) => `w${i.toString(36)}x`);
+let seed = 42;
+const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+const word = () => vocab[Math.floor(vocab.length * rand() ** 3)]!;
+const big = new KeywordIndex();
+const tAdd = performance.now();
+for (let i = 0; i < 100_000; i++) big.add(`doc${i}`, [Array.from({ length: 8 + Math.floor(rand() * 30) }, word).join(" ")]);
+const addMs = performance.now() - tAdd;
+const queries = Array.from({ length: 200 }, () => `${word()} ${word()} ${word()} ${vocab[Math.floor(rand() * vocab.length)]}`);
+const tSearch = performance.now();
+for (const q of queries) big.search(q, { limit: 10 });
+const searchMs = (performance.now() - tSearch) / queries.length;
+const restricted = new Set(Array.from({ length: 50 }, (_, i) => `doc${i * 7}`));
+const tRestricted = performance.now();
+for (const q of queries) big.search(q, { limit: 10, candidates: restricted });
+const restrictedMs = (performance.now() - tRestricted) / queries.length;
+const keywordScale = { docs: big.size, addMs, meanSearchMs: searchMs, meanSearchMsWith50Candidates: restrictedMs };
+
 // ---- output -----------------------------------------------------------------------
 const machine = `${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 console.log(`\nRetrieval quality (${machine})\n`);
@@ -246,6 +265,10 @@ console.log(
     `batched ${Object.entries(batched).map(([b, r]) => `${b}: ${r.toFixed(0)}/s`).join(", ")}; ` +
     `a ${longText.length}-char text ${longMs.toFixed(0)} ms`,
 );
+console.log(
+  `KeywordIndex: ${keywordScale.docs} docs added in ${addMs.toFixed(0)} ms; search (4 words, limit 10) ${searchMs.toFixed(2)} ms mean, ` +
+    `${restrictedMs.toFixed(2)} ms restricted to 50 candidates`,
+);
 
 const f = report.facts!;
 const c = report.conversations!;
@@ -273,6 +296,7 @@ await writeFile(
       model: { id: embedder.model, loadMs, firstEmbedMs, oneAtATimePerSecond: oneAtATime, batchedPerSecond: batched, longTextChars: longText.length, longTextMs: longMs },
       sets: report,
       viaStore,
+      keywordScale,
       fusionGrid: ranked,
       hybridByBm25B: bSweep,
       targets,
