@@ -178,6 +178,8 @@ export class HNSWStore extends BaseStore {
   private hnswSettings?: HnswSettings;
   private indexConfig?: IndexConfig;
   private embeddings?: Embeddings;
+  /** The embedding cache this store created (and so must close). */
+  private ownedCache?: CachedEmbeddings;
   private state?: StoreState;
   private files?: StoreFiles;
   private seq = 0;
@@ -254,7 +256,10 @@ export class HNSWStore extends BaseStore {
 
   private wrapEmbeddings(embeddings: Embeddings, dir: string | undefined): Embeddings {
     if (this.options.embeddingCache === false) return embeddings;
-    return new CachedEmbeddings({ embeddings, file: dir ? path.join(dir, "embedding-cache.jsonl") : undefined });
+    const previous = this.ownedCache;
+    this.ownedCache = new CachedEmbeddings({ embeddings, file: dir ? path.join(dir, "embedding-cache.jsonl") : undefined });
+    void previous?.close();
+    return this.ownedCache;
   }
 
   private indexManifest(vectors?: VectorIndex): IndexManifest | null {
@@ -293,7 +298,9 @@ export class HNSWStore extends BaseStore {
         this.files?.release();
         this.files = undefined;
         this.state = undefined;
-        if (this.embeddings instanceof CachedEmbeddings) await this.embeddings.close();
+        // Only the cache this store created is closed; a caller's embedder is theirs.
+        if (this.ownedCache) await this.ownedCache.close();
+        this.ownedCache = undefined;
       }
     });
   }

@@ -84,7 +84,9 @@ export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchCont
     const q = normalise(req.queryVector!);
     const vectorCount = candidates?.reduce((n, it) => n + it.vectors.length, 0) ?? Infinity;
     vectorRanked =
-      vectorCount <= ctx.exactScanThreshold ? exactScan(state, q, candidates!, poolSize) : annSearch(state, q, poolSize, unrestricted && !candidates ? undefined : inScope, inScope);
+      vectorCount <= ctx.exactScanThreshold
+        ? exactScan(state, q, candidates!, poolSize)
+        : annSearch(state, q, poolSize, unrestricted ? undefined : inScope, inScope, selectivity(state, candidates, total));
     ranked = vectorRanked;
   }
   if (useKeywords) {
@@ -157,6 +159,14 @@ function exactScan(state: StoreState, q: number[], candidates: StoredItem[], k: 
   return scored.sort((a, b) => b.score! - a.score!).slice(0, k);
 }
 
+/** Estimated fraction of the index's vectors that a search may return. */
+function selectivity(state: StoreState, candidates: StoredItem[] | undefined, total: number): number {
+  const live = state.vectors?.liveCount ?? 0;
+  if (live === 0) return 1;
+  if (candidates) return candidates.reduce((n, it) => n + it.vectors.length, 0) / live;
+  return Math.min(1, total / Math.max(1, state.items.size));
+}
+
 /**
  * HNSW search, keeping each item's best vector. Widens k (and ef with it)
  * until `k` distinct items in scope are found or the index is exhausted.
@@ -167,6 +177,7 @@ function annSearch(
   k: number,
   accept: ((item: StoredItem) => boolean) | undefined,
   inScope: (item: StoredItem) => boolean,
+  selected: number,
 ): Ranked[] {
   const vectors = state.vectors!;
   const filter = accept
@@ -178,7 +189,11 @@ function annSearch(
   let kk = k;
   for (;;) {
     const best = new Map<StoredItem, number>();
-    for (const hit of vectors.search(q, kk, filter, Math.max(vectors.settings.efSearch, kk))) {
+    // A filter that passes a fraction f of the graph needs a beam about 1/f
+    // wider to meet as many accepted vectors as an unfiltered walk.
+    const base = Math.max(vectors.settings.efSearch, kk);
+    const ef = selected >= 1 ? base : Math.min(vectors.liveCount, Math.ceil(base / Math.max(selected, 1e-3)));
+    for (const hit of vectors.search(q, kk, filter, ef)) {
       const owner = state.owners[hit.label];
       if (!owner || !inScope(owner)) continue;
       if (!best.has(owner) || best.get(owner)! < hit.score) best.set(owner, hit.score);
