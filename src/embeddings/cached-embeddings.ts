@@ -76,6 +76,8 @@ export class CachedEmbeddings extends Embeddings {
   readonly maxEntries: number;
   private readonly identity: string;
   private readonly entries = new Map<string, Float32Array>();
+  /** Keys of query vectors held in memory (never written to the file). */
+  private readonly queryKeys = new Set<string>();
   private readonly inFlight = new Map<string, Promise<Float32Array>>();
   private readonly counts: CacheStats = { hits: 0, misses: 0 };
   private opened?: Promise<fs.FileHandle | undefined>;
@@ -129,6 +131,35 @@ export class CachedEmbeddings extends Embeddings {
     return v!;
   }
 
+  /**
+   * Keeps only the document vectors of `texts` (in memory and in the file,
+   * which is rewritten atomically), so that vectors of deleted items leave
+   * the disk. Query vectors stay in memory only. The store calls this when it
+   * compacts.
+   */
+  async retainDocuments(texts: Iterable<string>): Promise<void> {
+    if (this.closed) return;
+    const keep = new Set<string>();
+    for (const t of texts) keep.add(this.key("d", t));
+    const queries = new Set<string>();
+    await Promise.allSettled([...this.inFlight.values()]);
+    await this.writing;
+    for (const key of [...this.entries.keys()]) {
+      if (this.queryKeys.has(key)) queries.add(key);
+      else if (!keep.has(key)) this.entries.delete(key);
+    }
+    if (this.file === undefined) return;
+    const old = await this.open();
+    const file = this.file;
+    const reopened = (async () => {
+      await old?.close();
+      await this.writeFile(file, [...this.entries].filter(([k]) => !queries.has(k)));
+      return fs.open(file, "a");
+    })();
+    this.opened = reopened;
+    await reopened;
+  }
+
   /** Waits for pending appends and releases the file. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -146,13 +177,18 @@ export class CachedEmbeddings extends Embeddings {
   private remember(key: string, v: Float32Array): void {
     this.entries.delete(key);
     this.entries.set(key, v);
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    if (this.entries.size > this.maxEntries) {
+      const oldest = this.entries.keys().next().value!;
+      this.entries.delete(oldest);
+      this.queryKeys.delete(oldest);
+    }
   }
 
   private async lookup(texts: string[], kind: Kind): Promise<number[][]> {
     if (this.closed) throw new StoreClosedError("CachedEmbeddings was used after close()");
     const handle = await this.open();
     const keys = texts.map((t) => this.key(kind, t));
+    if (kind === "q") for (const k of keys) this.queryKeys.add(k);
     const results = new Array<Promise<Float32Array> | Float32Array>(texts.length);
     const missKeys: string[] = [];
     const missTexts: string[] = [];
@@ -191,7 +227,9 @@ export class CachedEmbeddings extends Embeddings {
         .then(
           (vs) => {
             missKeys.forEach((key, j) => this.remember(key, vs[j]!));
-            if (handle) this.append(handle, missKeys, vs);
+            // Only document vectors go to disk: queries are not tied to any
+            // item, so they could never be purged when their owner is deleted.
+            if (handle && kind === "d") this.append(handle, missKeys, vs);
           },
           () => undefined,
         )
@@ -251,7 +289,6 @@ export class CachedEmbeddings extends Embeddings {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     }
-    const header = JSON.stringify({ format: FORMAT, version: VERSION, identity: this.identity }) + "\n";
     const complete = text.slice(0, text.lastIndexOf("\n") + 1); // a torn last line is dropped
     const lines = complete.split("\n").filter((l) => l.length > 0);
     let entryLines = 0;
@@ -283,17 +320,23 @@ export class CachedEmbeddings extends Embeddings {
     }
     if (lines.length === 0 || entryLines > 2 * this.maxEntries || complete.length !== text.length) {
       // Rewrite atomically: new file, torn tail removed, or too many lines.
-      const body = [...this.entries].map(([k, v]) => JSON.stringify({ k, v: encode(v) }) + "\n").join("");
-      const tmp = `${file}.${process.pid}.tmp`;
-      const h = await fs.open(tmp, "w");
-      try {
-        await h.writeFile(header + body, "utf8");
-        await h.sync();
-      } finally {
-        await h.close();
-      }
-      await fs.rename(tmp, file);
+      await this.writeFile(file, [...this.entries]);
     }
     return fs.open(file, "a");
+  }
+
+  /** Writes the header and `entries` to `file` atomically (temp file, fsync, rename). */
+  private async writeFile(file: string, entries: [string, Float32Array][]): Promise<void> {
+    const header = JSON.stringify({ format: FORMAT, version: VERSION, identity: this.identity }) + "\n";
+    const body = entries.map(([k, v]) => JSON.stringify({ k, v: encode(v) }) + "\n").join("");
+    const tmp = `${file}.${process.pid}.tmp`;
+    const h = await fs.open(tmp, "w");
+    try {
+      await h.writeFile(header + body, "utf8");
+      await h.sync();
+    } finally {
+      await h.close();
+    }
+    await fs.rename(tmp, file);
   }
 }

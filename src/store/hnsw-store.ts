@@ -15,6 +15,7 @@ import {
 import { CachedEmbeddings } from "../embeddings/cached-embeddings.js";
 import { embedderIdentity } from "../embeddings/identity.js";
 import { InvalidArgumentError, StoreClosedError } from "../errors.js";
+import { extractFieldTexts } from "./fields.js";
 import { prepareBatch, type PreparedBatch } from "./prepare-batch.js";
 import { listNamespaces } from "./list-namespaces.js";
 import { validateNamespace } from "./namespace.js";
@@ -293,7 +294,7 @@ export class HNSWStore extends BaseStore {
     await this.exclusive(async () => {
       this.stopSweeper();
       try {
-        if (this.files && this.files.logBytes > 0) this.compactNow();
+        if (this.files && this.files.logBytes > 0) await this.compactNow();
       } finally {
         this.files?.release();
         this.files = undefined;
@@ -374,7 +375,7 @@ export class HNSWStore extends BaseStore {
     });
     if (prepared.logOps.length) this.writeLog({ seq: this.seq + 1, at: now, ops: prepared.logOps }, this.options.durability !== "process");
     const results = this.apply(state, operations, prepared, now);
-    this.maybeCompact();
+    await this.maybeCompact();
     return results;
   }
 
@@ -430,13 +431,24 @@ export class HNSWStore extends BaseStore {
     return results;
   }
 
-  private maybeCompact(): void {
-    if (this.files && this.files.logBytes >= (this.options.compactAfterBytes ?? 64 * 1024 * 1024)) this.compactNow();
+  private async maybeCompact(): Promise<void> {
+    if (this.files && this.files.logBytes >= (this.options.compactAfterBytes ?? 64 * 1024 * 1024)) await this.compactNow();
   }
 
-  private compactNow(): void {
-    this.files!.compact(this.state!, this.seq, this.indexManifest(this.state!.vectors));
+  /**
+   * Snapshot + empty log, then the embedding cache keeps only the vectors of
+   * live items, so deleted data leaves every file.
+   */
+  private async compactNow(): Promise<void> {
+    const state = this.state!;
+    this.files!.compact(state, this.seq, this.indexManifest(state.vectors));
+    if (this.ownedCache) {
+      const texts: string[] = [];
+      for (const item of state.items.items()) for (const f of extractFieldTexts(item.value, state.pathsFor(item.index))) texts.push(f.text);
+      await this.ownedCache.retainDocuments(texts);
+    }
   }
+
 
   // ---- Beyond the BaseStore contract ----
 
@@ -447,8 +459,8 @@ export class HNSWStore extends BaseStore {
    */
   async compact(): Promise<void> {
     await this.ensureOpen();
-    await this.exclusive(() => {
-      if (this.files) this.compactNow();
+    await this.exclusive(async () => {
+      if (this.files) await this.compactNow();
     });
   }
 
@@ -468,7 +480,7 @@ export class HNSWStore extends BaseStore {
     });
   }
 
-  private deleteWhere(state: StoreState, prefix: string[], pred: (item: { expiresAt?: number }) => boolean): number {
+  private async deleteWhere(state: StoreState, prefix: string[], pred: (item: { expiresAt?: number }) => boolean): Promise<number> {
     const ops: LogOp[] = [];
     for (const group of state.items.groupsUnder(prefix)) {
       for (const item of group.items.values()) if (pred(item)) ops.push({ t: "del", ns: item.namespace, key: item.key });
@@ -476,7 +488,7 @@ export class HNSWStore extends BaseStore {
     if (ops.length === 0) return 0;
     this.writeLog({ seq: this.seq + 1, at: this.clock(), ops }, this.options.durability !== "process");
     for (const op of ops) state.applyDelete(op.ns, op.key);
-    this.maybeCompact();
+    await this.maybeCompact();
     return ops.length;
   }
 
@@ -526,7 +538,7 @@ export class HNSWStore extends BaseStore {
       this.hnswSettings = settings;
       this.embeddings = embeddings;
       state.swapVectors(rebuilt.vectors, rebuilt.assignments, fields);
-      if (this.files) this.compactNow();
+      if (this.files) await this.compactNow();
     });
   }
 }

@@ -61,10 +61,36 @@ describe("CachedEmbeddings", () => {
     const fake2 = new FakeEmbeddings();
     const b = new CachedEmbeddings({ embeddings: fake2, file });
     expect(await b.embedDocuments(["beta", "alpha"])).toEqual([va[1], va[0]]);
-    expect(await b.embedQuery("gamma")).toEqual(qa);
     expect(fake2.documentCalls).toEqual([]);
-    expect(fake2.queryCalls).toEqual([]);
-    expect(b.stats).toEqual({ hits: 3, misses: 0 });
+    // Query vectors are cached in memory only (no item owns them, so they
+    // could never be purged from disk): a restart embeds the query again.
+    expect(await b.embedQuery("gamma")).toEqual(qa);
+    expect(fake2.queryCalls).toEqual(["gamma"]);
+    expect(b.stats).toEqual({ hits: 2, misses: 1 });
+    await b.close();
+  });
+
+  it("retainDocuments drops other vectors from memory and rewrites the file without them", async () => {
+    const file = path.join(dir, "retain.jsonl");
+    const fake = new FakeEmbeddings();
+    const a = new CachedEmbeddings({ embeddings: fake, file });
+    const [keep, drop] = await a.embedDocuments(["keep me", "drop me"]);
+    await a.embedQuery("a question");
+    await a.retainDocuments(["keep me"]);
+    const onDisk = await fs.readFile(file, "utf8");
+    const b64 = (v: number[]) => Buffer.from(new Float32Array(v).buffer).toString("base64");
+    expect(onDisk).toContain(b64(keep));
+    expect(onDisk).not.toContain(b64(drop));
+    expect(onDisk).not.toContain(b64(fake.embedText("a question")));
+    await a.embedDocuments(["later"]); // appends still work after the rewrite
+    await a.close();
+    expect(await fs.readFile(file, "utf8")).toContain(b64(fake.embedText("later")));
+    const b = new CachedEmbeddings({ embeddings: fake, file });
+    const calls = fake.documentCalls.length;
+    await b.embedDocuments(["keep me", "later"]);
+    expect(fake.documentCalls.length).toBe(calls);
+    await b.embedDocuments(["drop me"]);
+    expect(fake.documentCalls.at(-1)).toEqual(["drop me"]);
     await b.close();
   });
 

@@ -162,15 +162,21 @@ describe("persistence", () => {
     for (let i = 0; i < 20; i++) await store.put(["users", "7"], `o${i}`, { text: `ordinary note ${i}` });
     await store.compact();
     const vectorBytes = (i: number) => Buffer.from(new Float32Array(embeddings.embedText(secret(i))).buffer);
+    const vectorBase64 = (i: number) => vectorBytes(i).toString("base64");
+    await store.search(["users", "42"], { query: "zanzibarian secret fact 5" });
     const everything = () => fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f)));
     expect(everything().some((b) => b.includes("zanzibarian"))).toBe(true);
     expect(everything().some((b) => b.includes(vectorBytes(3)))).toBe(true);
+    expect(everything().some((b) => b.includes(vectorBase64(3)))).toBe(true); // the embedding cache
 
     expect(await store.deleteNamespace(["users", "42"])).toBe(20);
     await store.compact();
     for (const b of everything()) {
       expect(b.includes("zanzibarian")).toBe(false);
-      for (let i = 0; i < 20; i++) expect(b.includes(vectorBytes(i))).toBe(false);
+      for (let i = 0; i < 20; i++) {
+        expect(b.includes(vectorBytes(i))).toBe(false);
+        expect(b.includes(vectorBase64(i))).toBe(false);
+      }
     }
     expect(await store.count(["users", "7"])).toBe(20);
     expect((await store.search(["users", "7"], { query: "ordinary note 3", limit: 1 }))[0].key).toBe("o3");
