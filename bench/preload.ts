@@ -118,12 +118,17 @@ async function main(): Promise<void> {
     const timeNode = async (mode: "preload" | "none", offset: number) => {
       const n = node(mode);
       const out: number[] = [];
+      const before = model.calls.length;
       for (let i = 0; i < WARMUP + TURNS; i++) {
         const turn = offset + i;
         const t0 = performance.now();
         await n({ messages: [new HumanMessage(query(turn))] }, { configurable: { user_id: `u${turn % USERS}` } });
         if (i >= WARMUP) out.push(performance.now() - t0);
       }
+      if (model.calls.length - before !== WARMUP + TURNS) throw new Error(`${mode}: the model was not called once per turn`);
+      const last = model.calls[model.calls.length - 1];
+      const hasContext = last.some((m) => m.getType() === "system");
+      if (hasContext !== (mode === "preload")) throw new Error(`${mode}: memory context ${hasContext ? "present" : "missing"}`);
       return out;
     };
     const nodePreload = await timeNode("preload", 9000);
