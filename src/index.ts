@@ -1,6 +1,42 @@
+// The package's only barrel: the public API.
 export * from "./errors.js";
-export { encodeLabel, decodeLabel, resolveNamespace, templateKeys, type NamespaceTemplate } from "./nodes/namespace-template.js";
+
+// Store
 export { HNSWStore, type HNSWStoreOptions, type HnswOptions, type HNSWPutOperation, type StoreStats } from "./store/hnsw-store.js";
 export type { TTLConfig } from "./store/ttl.js";
 export type { RetrievalMode } from "./store/search.js";
 export type { ReindexOptions } from "./store/reindex.js";
+
+// Embeddings and ranking
+export { UniversalSentenceEncoderEmbeddings, type UniversalSentenceEncoderEmbeddingsOptions } from "./embeddings/universal-sentence-encoder.js";
+export { CachedEmbeddings, type CachedEmbeddingsOptions, type CacheStats } from "./embeddings/cached-embeddings.js";
+export { embedderIdentity, type IdentifiedEmbeddings } from "./embeddings/identity.js";
+export { KeywordIndex, type KeywordHit, type KeywordIndexOptions, type KeywordSearchOptions } from "./embeddings/keyword-index.js";
+export { hybridRank, keywordSignals, type RankedHit, type HybridRankOptions } from "./embeddings/fusion.js";
+export { tokenize } from "./embeddings/tokenize.js";
+
+// Nodes, tools and the graph wiring
+export { encodeLabel, decodeLabel, resolveNamespace, templateKeys, type NamespaceTemplate } from "./nodes/namespace-template.js";
+export { resolveStore, underlyingStore } from "./nodes/resolve-store.js";
+export { waitForPendingWrites } from "./nodes/pending-writes.js";
+export { callModel, type CallModelOptions, type MemoryMode, type MessagesState } from "./nodes/call-model.js";
+export { createMemoryTools, MEMORY_TOOL_NAMES, type MemoryToolsOptions, type ToolMemoryValue } from "./nodes/tools.js";
+export { MemoryToolNode, type MemoryToolNodeOptions } from "./nodes/memory-tool-node.js";
+export { MEMORY_CONTEXT_HEADER, formatMemoryContext, isMemoryContextMessage } from "./nodes/format-memories.js";
+export { writeMemory, type WriteMemoryOptions } from "./nodes/write-memory.js";
+export { withMemory, MEMORY_NODES, type WithMemoryOptions } from "./with-memory.js";
+
+// Extraction
+export {
+  MemoryExtractor,
+  type MemoryExtractorOptions,
+  type SaveResult,
+  type SavedMemory,
+  type SaveOptions,
+  type ExtractedMemoryValue,
+} from "./extract/extractor.js";
+export { DEFAULT_EXTRACTION_PROMPT, FACTS_FORMAT_PROMPT, CONSOLIDATION_PROMPT, DEFAULT_PROFILE_PROMPT, PROFILE_FORMAT_PROMPT } from "./extract/prompts.js";
+export { CURSOR_NAMESPACE_ROOT } from "./extract/cursor.js";
+export { factKey } from "./extract/messages.js";
+export type { ExtractorLogger } from "./extract/model-call.js";
+export type { ExtractionFailure } from "./extract/scheduler.js";
