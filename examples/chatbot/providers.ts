@@ -1,0 +1,74 @@
+import type { Embeddings } from "@langchain/core/embeddings";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { UniversalSentenceEncoderEmbeddings } from "../../src/embeddings/universal-sentence-encoder.js";
+import { OFFLINE_MODEL_NOTICE, OfflineDemoModel } from "./offline-model.js";
+
+/** Which embedder the chatbot uses. */
+export type EmbeddingsChoice = "local" | "openai" | "ollama";
+
+/** A chat model and a line saying what it is. */
+export interface ChosenModel {
+  model: BaseChatModel;
+  /** Shown at start-up, e.g. "model: gpt-4o-mini via https://api.openai.com/v1". */
+  description: string;
+  offline: boolean;
+}
+
+/** An embedder, its output size, and a line saying what it is. */
+export interface ChosenEmbeddings {
+  embeddings: Embeddings;
+  dims: number;
+  description: string;
+}
+
+const OLLAMA_DEFAULT_URL = "http://localhost:11434/v1";
+
+/**
+ * `ChatOpenAI` when `OPENAI_API_KEY` is set (pointed at `OPENAI_BASE_URL`
+ * when that is set: Ollama, llama.cpp, vLLM…), otherwise the offline
+ * scripted model. `offline` forces the scripted model.
+ */
+export async function chooseModel(options: { model?: string; offline?: boolean; env?: NodeJS.ProcessEnv }): Promise<ChosenModel> {
+  const env = options.env ?? process.env;
+  if (options.offline || !env.OPENAI_API_KEY) {
+    return { model: new OfflineDemoModel(), description: OFFLINE_MODEL_NOTICE, offline: true };
+  }
+  const { ChatOpenAI } = await import("@langchain/openai");
+  const name = options.model ?? env.OPENAI_MODEL ?? "gpt-4o-mini";
+  const baseURL = env.OPENAI_BASE_URL;
+  const model = new ChatOpenAI({ model: name, apiKey: env.OPENAI_API_KEY, configuration: baseURL ? { baseURL } : undefined });
+  return { model, description: `model: ${name} via ${baseURL ?? "api.openai.com"}`, offline: false };
+}
+
+/**
+ * The local USE-lite embedder (offline, 512 dims) by default; OpenAI's
+ * embeddings API, or Ollama's OpenAI-compatible one, when asked. The output
+ * size of a hosted embedder is measured with one call.
+ */
+export async function chooseEmbeddings(options: { choice?: EmbeddingsChoice; model?: string; env?: NodeJS.ProcessEnv }): Promise<ChosenEmbeddings> {
+  const env = options.env ?? process.env;
+  const choice = options.choice ?? "local";
+  if (choice === "local") {
+    return { embeddings: new UniversalSentenceEncoderEmbeddings(), dims: 512, description: "embeddings: Universal Sentence Encoder lite (local, offline)" };
+  }
+  const { OpenAIEmbeddings } = await import("@langchain/openai");
+  let embeddings: Embeddings;
+  let where: string;
+  if (choice === "openai") {
+    if (!env.OPENAI_API_KEY) throw new Error("--embeddings openai needs OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server)");
+    const model = options.model ?? "text-embedding-3-small";
+    const baseURL = env.OPENAI_BASE_URL;
+    embeddings = new OpenAIEmbeddings({ model, apiKey: env.OPENAI_API_KEY, configuration: baseURL ? { baseURL } : undefined });
+    where = `${model} via ${baseURL ?? "api.openai.com"}`;
+  } else if (choice === "ollama") {
+    const model = options.model ?? "nomic-embed-text";
+    const baseURL = env.OLLAMA_BASE_URL ?? OLLAMA_DEFAULT_URL;
+    // Ollama ignores the key but the client requires one.
+    embeddings = new OpenAIEmbeddings({ model, apiKey: "ollama", encodingFormat: "float", configuration: { baseURL } });
+    where = `${model} via Ollama at ${baseURL}`;
+  } else {
+    throw new Error(`--embeddings must be local, openai or ollama, got ${JSON.stringify(choice)}`);
+  }
+  const dims = (await embeddings.embedQuery("dimension probe")).length;
+  return { embeddings, dims, description: `embeddings: ${where} (${dims} dims)` };
+}
