@@ -21,7 +21,7 @@ import { encodeLabel } from "../src/nodes/namespace-template.js";
 import { MemoryExtractor } from "../src/extract/extractor.js";
 import { InvalidArgumentError, MissingConfigError } from "../src/errors.js";
 import { ScriptedChatModel } from "./helpers/scripted-chat-model.js";
-import { storeFactories, type StoreCase } from "./nodes/stores.js";
+import { sleep, storeFactories, type StoreCase } from "./nodes/stores.js";
 
 const NS = ["users", "{user_id}"];
 const text = (m: BaseMessage) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content));
@@ -72,6 +72,31 @@ describe.each(storeFactories())("withMemory over $name", (factory) => {
       const messages = state.values.messages as BaseMessage[];
       expect(messages.map((m) => m.getType())).toEqual(["human", "ai"]);
       expect(hasMemoryContext(messages)).toBe(false);
+    }
+  });
+
+  it("background extraction: a recall on the next turn waits for a write in progress, even via config.store", async () => {
+    const model = new ScriptedChatModel({ turns: [], fallback: "ok" });
+    // Scripted extractor model that takes 300 ms to answer, so the write is still in progress when the next turn starts.
+    class SlowScriptedChatModel extends ScriptedChatModel {
+      override async _generate(messages: BaseMessage[]) {
+        await sleep(300);
+        return super._generate(messages);
+      }
+    }
+    const extractor = new MemoryExtractor({ model: new SlowScriptedChatModel({ turns: ['["User is vegetarian."]'], fallback: "[]" }), structuredOutput: false });
+    const graph = withMemory(new StateGraph(MessagesAnnotation), { model, namespace: NS, extract: { extractor, debounceSeconds: 0.05 } }).compile({
+      checkpointer,
+      store: c.store,
+    });
+    try {
+      await graph.invoke({ messages: [new HumanMessage("I'm vegetarian")] }, run("42", "monday"));
+      await sleep(120); // the debounce has passed: extraction is running
+      expect(await c.store.search(["users", "42"], { limit: 10 })).toHaveLength(0);
+      await graph.invoke({ messages: [new HumanMessage("Dinner ideas?")] }, run("42", "friday"));
+      expect(model.calls[1].map(text).join("\n")).toContain("User is vegetarian.");
+    } finally {
+      await extractor.flush();
     }
   });
 
