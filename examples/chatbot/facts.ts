@@ -29,6 +29,9 @@ const VERBS: Record<string, string> = {
 /** Predicates of "I'm …" that describe the moment, not the person. */
 const TRANSIENT = /^(not sure|sure|fine|good|ok|okay|great|sorry|back|here|hungry|tired|bored|thinking|wondering|looking|trying|going|just|also|so|very|really|glad|happy to|curious)\b/i;
 
+/** Parts of "I'm X, Y and Z" that are not a predicate ("I'm vegetarian, as I said"). */
+const NOT_A_PREDICATE = /^(as|because|since|so|but|if|when|though|although|which|who|that|too|either|right|you know)\b/i;
+
 /** "my sister" → "their sister", so the fact reads in the third person. */
 function thirdPerson(text: string): string {
   return text
@@ -47,14 +50,17 @@ function sentence(text: string): string {
 
 /** Facts from one clause that starts with a first-person subject. */
 function clauseFacts(clause: string): string[] {
-  const c = clause.trim().replace(/^(and|also|but|so|well|oh|actually|btw|by the way)[, ]+/i, "");
+  const c = clause
+    .trim()
+    .replace(/^[\w ]{1,20}:\s*/, "")
+    .replace(/^(and|also|but|so|well|oh|actually|btw|by the way)[, ]+/i, "");
   let m: RegExpExecArray | null;
   if ((m = /^(?:I'm|I am|Im)\s+(?:also\s+)?(.+)$/i.exec(c))) {
     // "I'm vegetarian and allergic to peanuts": each "and" part shares "is".
     return m[1]
       .split(/\s*,\s*|\s+and\s+(?!I\b)/i)
       .map((p) => p.trim())
-      .filter((p) => p.length > 0 && !TRANSIENT.test(p) && !/ing\b/.test(p.split(" ")[0]))
+      .filter((p) => p.length > 0 && !TRANSIENT.test(p) && !NOT_A_PREDICATE.test(p) && !/ing\b/.test(p.split(" ")[0]))
       .map((p) => sentence(`User is ${thirdPerson(p)}`));
   }
   if ((m = /^my name is\s+(.+)$/i.exec(c)) || (m = /^call me\s+(.+)$/i.exec(c))) return [sentence(`User's name is ${m[1]}`)];

@@ -78,7 +78,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (e: unknown) => {
-    console.error(e instanceof Error ? (e.stack ?? e.message) : String(e));
+    console.error(`error: ${e instanceof Error ? e.message : String(e)}`);
     process.exit(1);
   },
 );

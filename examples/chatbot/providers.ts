@@ -36,7 +36,7 @@ export async function chooseModel(options: { model?: string; offline?: boolean; 
   const { ChatOpenAI } = await import("@langchain/openai");
   const name = options.model ?? env.OPENAI_MODEL ?? "gpt-4o-mini";
   const baseURL = env.OPENAI_BASE_URL;
-  const model = new ChatOpenAI({ model: name, apiKey: env.OPENAI_API_KEY, configuration: baseURL ? { baseURL } : undefined });
+  const model = new ChatOpenAI({ model: name, apiKey: env.OPENAI_API_KEY, maxRetries: 2, configuration: baseURL ? { baseURL } : undefined });
   return { model, description: `model: ${name} via ${baseURL ?? "api.openai.com"}`, offline: false };
 }
 
@@ -58,17 +58,22 @@ export async function chooseEmbeddings(options: { choice?: EmbeddingsChoice; mod
     if (!env.OPENAI_API_KEY) throw new Error("--embeddings openai needs OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server)");
     const model = options.model ?? "text-embedding-3-small";
     const baseURL = env.OPENAI_BASE_URL;
-    embeddings = new OpenAIEmbeddings({ model, apiKey: env.OPENAI_API_KEY, configuration: baseURL ? { baseURL } : undefined });
+    embeddings = new OpenAIEmbeddings({ model, apiKey: env.OPENAI_API_KEY, maxRetries: 2, configuration: baseURL ? { baseURL } : undefined });
     where = `${model} via ${baseURL ?? "api.openai.com"}`;
   } else if (choice === "ollama") {
     const model = options.model ?? "nomic-embed-text";
     const baseURL = env.OLLAMA_BASE_URL ?? OLLAMA_DEFAULT_URL;
     // Ollama ignores the key but the client requires one.
-    embeddings = new OpenAIEmbeddings({ model, apiKey: "ollama", encodingFormat: "float", configuration: { baseURL } });
+    embeddings = new OpenAIEmbeddings({ model, apiKey: "ollama", maxRetries: 2, encodingFormat: "float", configuration: { baseURL } });
     where = `${model} via Ollama at ${baseURL}`;
   } else {
     throw new Error(`--embeddings must be local, openai or ollama, got ${JSON.stringify(choice)}`);
   }
-  const dims = (await embeddings.embedQuery("dimension probe")).length;
+  let dims: number;
+  try {
+    dims = (await embeddings.embedQuery("dimension probe")).length;
+  } catch (e) {
+    throw new Error(`could not reach the embedder (${where}): ${(e as Error).message}`);
+  }
   return { embeddings, dims, description: `embeddings: ${where} (${dims} dims)` };
 }
