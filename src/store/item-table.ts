@@ -29,10 +29,15 @@ export const itemId = (namespace: readonly string[], key: string): string => `${
 /** Items grouped by namespace, so that a prefix selects whole groups. */
 export class ItemTable {
   private groups = new Map<string, NamespaceGroup>();
-  private count = 0;
+  private ids = new Map<string, StoredItem>();
 
   get size(): number {
-    return this.count;
+    return this.ids.size;
+  }
+
+  /** The item with this {@link itemId}. */
+  byId(id: string): StoredItem | undefined {
+    return this.ids.get(id);
   }
 
   get(namespace: readonly string[], key: string): StoredItem | undefined {
@@ -43,8 +48,8 @@ export class ItemTable {
     const nsKey = namespaceKey(item.namespace);
     let group = this.groups.get(nsKey);
     if (!group) this.groups.set(nsKey, (group = { namespace: item.namespace, items: new Map() }));
-    if (!group.items.has(item.key)) this.count++;
     group.items.set(item.key, item);
+    this.ids.set(item.id, item);
   }
 
   delete(namespace: readonly string[], key: string): StoredItem | undefined {
@@ -53,7 +58,7 @@ export class ItemTable {
     const item = group?.items.get(key);
     if (!group || !item) return undefined;
     group.items.delete(key);
-    this.count--;
+    this.ids.delete(item.id);
     if (group.items.size === 0) this.groups.delete(nsKey);
     return item;
   }

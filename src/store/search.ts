@@ -128,8 +128,7 @@ export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchCont
 }
 
 function lookup(state: StoreState, id: string): StoredItem | undefined {
-  const nl = id.indexOf("\n");
-  return state.items.get(JSON.parse(id.slice(0, nl)) as string[], id.slice(nl + 1));
+  return state.items.byId(id);
 }
 
 export function normalise(v: readonly number[]): number[] {
@@ -139,7 +138,7 @@ export function normalise(v: readonly number[]): number[] {
   return v.map((x) => x / n);
 }
 
-function dot(a: readonly number[], b: readonly number[]): number {
+function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i] * b[i];
   return s;
