@@ -17,6 +17,9 @@ export interface HnswSettings {
   seed: number;
 }
 
+/** Bytes of vectors {@link VectorIndex.vector} keeps in JS, so exact scans skip hnswlib's slow getPoint. */
+const VECTOR_CACHE_BYTES = 32 * 1024 * 1024;
+
 export interface VectorHit {
   label: number;
   /** Cosine similarity, 1 = same direction. */
@@ -36,6 +39,14 @@ export class VectorIndex {
   /** Removed labels whose vector data is still in the index. */
   private unscrubbed = new Set<number>();
   private scrubVector: number[];
+  /**
+   * label → stored vector, most recently used last. hnswlib's getPoint
+   * builds a JS array one element at a time (~50 µs for 512 dims), which
+   * dominated exact scans over one user's items; repeated scans of the same
+   * items (the common case: one user, turn after turn) now read from here.
+   */
+  private cache = new Map<number, Float32Array>();
+  private readonly cacheLimit: number;
 
   private constructor(
     readonly settings: HnswSettings,
@@ -44,6 +55,7 @@ export class VectorIndex {
     this.index = index;
     this.scrubVector = new Array<number>(settings.dims).fill(0);
     this.scrubVector[0] = 1;
+    this.cacheLimit = Math.max(256, Math.floor(VECTOR_CACHE_BYTES / (4 * settings.dims)));
   }
 
   static create(settings: HnswSettings): VectorIndex {
@@ -115,6 +127,7 @@ export class VectorIndex {
   add(vector: number[]): number {
     const reused = this.free.pop();
     if (reused !== undefined) {
+      this.cache.delete(reused);
       this.index.addPoint(vector, reused);
       this.unscrubbed.delete(reused);
       return reused;
@@ -126,14 +139,23 @@ export class VectorIndex {
   }
 
   remove(label: number): void {
+    this.cache.delete(label);
     this.index.markDelete(label);
     this.free.push(label);
     this.unscrubbed.add(label);
   }
 
-  /** The stored (normalised) vector of a label. */
-  vector(label: number): number[] {
-    return this.index.getPoint(label);
+  /** The stored (normalised) vector of a label. Do not modify it. */
+  vector(label: number): Float32Array {
+    let v = this.cache.get(label);
+    if (v) {
+      this.cache.delete(label);
+    } else {
+      v = Float32Array.from(this.index.getPoint(label));
+      if (this.cache.size >= this.cacheLimit) this.cache.delete(this.cache.keys().next().value!);
+    }
+    this.cache.set(label, v);
+    return v;
   }
 
   /**
