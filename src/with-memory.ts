@@ -93,9 +93,7 @@ export function withMemory<G extends AnyStateGraph>(graph: G, options: WithMemor
   ];
   const model = callModel({ ...options, mode });
   const writeOptions = toWriteOptions(options.extract);
-  const write = writeOptions
-    ? writeMemory({ ...writeOptions, namespace: options.namespace, store: options.store })
-    : async () => ({});
+  const write = writeMemory({ ...writeOptions, namespace: options.namespace, store: options.store });
 
   g.addNode(MEMORY_NODES.callModel, model);
   g.addNode(MEMORY_NODES.writeMemory, write);

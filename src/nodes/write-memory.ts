@@ -9,7 +9,11 @@ import { resolveStore } from "./resolve-store.js";
 
 /** Options of {@link writeMemory}. */
 export interface WriteMemoryOptions {
-  /** The extractor that reads the conversation and writes memories. Required. */
+  /**
+   * The extractor that reads the conversation and writes memories. Without
+   * one the node saves nothing (it still checks the run's namespace).
+   * @default undefined
+   */
   extractor?: MemoryExtractor;
   /** Where memories go, e.g. `["users", "{user_id}"]`, filled from `config.configurable`. */
   namespace: NamespaceTemplate;
@@ -58,8 +62,8 @@ export interface WriteMemoryOptions {
  */
 export function writeMemory(options: WriteMemoryOptions): (state: { messages: BaseMessage[] }, config: LangGraphRunnableConfig) => Promise<Record<string, never>> {
   const { extractor, namespace, store, debounceSeconds = 0, ttl } = options ?? ({} as WriteMemoryOptions);
-  if (!extractor || typeof (extractor as { save?: unknown }).save !== "function") {
-    throw new InvalidArgumentError("writeMemory needs `extractor`: new MemoryExtractor({ model })");
+  if (extractor !== undefined && typeof (extractor as { save?: unknown })?.save !== "function") {
+    throw new InvalidArgumentError("writeMemory's `extractor` must be a MemoryExtractor: new MemoryExtractor({ model })");
   }
   if (!Array.isArray(namespace) || namespace.length === 0) {
     throw new InvalidArgumentError(`writeMemory needs \`namespace\`, a non-empty array of labels such as ["users", "{user_id}"], got ${JSON.stringify(namespace)}`);
@@ -73,6 +77,7 @@ export function writeMemory(options: WriteMemoryOptions): (state: { messages: Ba
 
   return async (state, config) => {
     const ns = resolveNamespace(namespace, config);
+    if (!extractor) return {};
     // Unwrapped from LangGraph's per-run AsyncBatchedStore (see underlyingStore).
     const target = resolveStore(store, config);
     const messages = state?.messages;

@@ -69,8 +69,17 @@ describe("writeMemory node in a StateGraph with a checkpointer", () => {
 
   it("rejects bad options with named errors", () => {
     const extractor = new MemoryExtractor({ model: new ScriptedChatModel({ turns: [] }) });
-    expect(() => writeMemory({ namespace: ["users", "{user_id}"] })).toThrow(InvalidArgumentError);
+    expect(() => writeMemory({ extractor: {} as never, namespace: ["users", "{user_id}"] })).toThrow(/must be a MemoryExtractor/);
     expect(() => writeMemory({ extractor, namespace: [] })).toThrow(InvalidArgumentError);
     expect(() => writeMemory({ extractor, namespace: ["u"], debounceSeconds: -1 })).toThrow(/debounceSeconds/);
+  });
+
+  it("saves nothing without an extractor, but still refuses a run without its user id", async () => {
+    const store = memoryStore();
+    const node = writeMemory({ namespace: ["users", "{user_id}"], store });
+    const messages = [new HumanMessage("I prefer tea")];
+    expect(await node({ messages }, { configurable: { thread_id: "t", user_id: "42" } })).toEqual({});
+    expect(await store.search(["users"])).toEqual([]);
+    await expect(node({ messages }, { configurable: { thread_id: "t" } })).rejects.toThrow(/user_id/);
   });
 });
