@@ -124,6 +124,11 @@ async function main(): Promise<number> {
   console.log(indent(after.context ?? "(none: no memory-context message was sent)"));
   // This turn wrote a new thread; forget it too so the scan below sees a clean slate for user 42.
   await runCommand(session, "/forget-all");
+  const stats = await session.store.stats();
+  const left = await session.store.count(session.namespace);
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  console.log(`store after forget-all: ${plural(left, "item")} for user 42; ${plural(stats.items, "item")} and ${plural(stats.vectors, "live vector")} in all; log ${stats.logBytes} bytes`);
+  check(left === 0, `the store holds ${left} items for user 42`);
   await session.close();
   console.log(`files in ${dataDir}:`);
   console.log(indent(listFiles(dataDir).map((f) => `${f.file.padEnd(34)} ${String(f.bytes).padStart(8)} bytes`).join("\n")));
