@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import type { MemoryMode } from "../../src/nodes/call-model.js";
+import type { MemoryMode } from "../../src/index.js";
 import type { EmbeddingsChoice } from "./providers.js";
 
 /** The chatbot's command-line options. */

@@ -1,5 +1,5 @@
 import type { ChatSession, MemoryEntry } from "./session.js";
-import type { SaveResult } from "../../src/extract/extractor.js";
+import type { SaveResult } from "../../src/index.js";
 
 /** The in-chat commands, for `/help`. */
 export const HELP = [

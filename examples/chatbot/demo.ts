@@ -50,7 +50,9 @@ function count(texts: string[], inside: string | undefined): number {
 function runChild(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const script = path.join(import.meta.dirname, "recall-child.ts");
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    // cwd: the repository, so that `--import tsx` resolves from its node_modules wherever the demo was started.
+    const cwd = path.resolve(import.meta.dirname, "../..");
+    const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));

@@ -2,9 +2,10 @@ import { randomUUID } from "node:crypto";
 import { BaseChatModel, type BaseChatModelParams } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, type ToolCall } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
-import { CONSOLIDATION_PROMPT, DEFAULT_EXTRACTION_PROMPT, DEFAULT_PROFILE_PROMPT } from "../../src/extract/prompts.js";
+import { CONSOLIDATION_PROMPT, DEFAULT_EXTRACTION_PROMPT, DEFAULT_PROFILE_PROMPT, MEMORY_CONTEXT_HEADER } from "../../src/index.js";
+// Not in the public API: helpers the stand-in uses to read its prompts.
 import { normaliseFact } from "../../src/extract/messages.js";
-import { MEMORY_CONTEXT_HEADER, MEMORY_CONTEXT_PREAMBLE, messageText } from "../../src/nodes/format-memories.js";
+import { MEMORY_CONTEXT_PREAMBLE, messageText } from "../../src/nodes/format-memories.js";
 import { firstPersonFacts } from "./facts.js";
 
 /** What the chatbot prints when this model is in use. */

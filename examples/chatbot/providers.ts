@@ -1,6 +1,6 @@
 import type { Embeddings } from "@langchain/core/embeddings";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { UniversalSentenceEncoderEmbeddings } from "../../src/embeddings/universal-sentence-encoder.js";
+import { UniversalSentenceEncoderEmbeddings } from "../../src/index.js";
 import { OFFLINE_MODEL_NOTICE, OfflineDemoModel } from "./offline-model.js";
 
 /** Which embedder the chatbot uses. */

@@ -6,13 +6,18 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { MessagesAnnotation, StateGraph } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
-import { HNSWStore } from "../../src/store/hnsw-store.js";
-import { MemoryExtractor, type SaveResult } from "../../src/extract/extractor.js";
-import { CURSOR_NAMESPACE_ROOT } from "../../src/extract/cursor.js";
-import { withMemory } from "../../src/with-memory.js";
-import type { MemoryMode } from "../../src/nodes/call-model.js";
-import { encodeLabel } from "../../src/nodes/namespace-template.js";
-import { isMemoryContextMessage, memoryText, messageText } from "../../src/nodes/format-memories.js";
+import {
+  CURSOR_NAMESPACE_ROOT,
+  HNSWStore,
+  MemoryExtractor,
+  encodeLabel,
+  isMemoryContextMessage,
+  withMemory,
+  type MemoryMode,
+  type SaveResult,
+} from "../../src/index.js";
+// Not in the public API: text helpers.
+import { memoryText, messageText } from "../../src/nodes/format-memories.js";
 
 /** The memory namespace template: one scope per user. */
 export const NAMESPACE = ["users", "{user_id}"] as const;
