@@ -2,7 +2,8 @@
 export * from "./errors.js";
 
 // Store
-export { HNSWStore, type HNSWStoreOptions, type HnswOptions, type HNSWPutOperation, type StoreStats } from "./store/hnsw-store.js";
+export { HNSWStore } from "./store/hnsw-store.js";
+export type { HNSWStoreOptions, HnswOptions, HNSWPutOperation, StoreStats } from "./store/options.js";
 export type { TTLConfig } from "./store/ttl.js";
 export type { RetrievalMode } from "./store/search.js";
 export type { ReindexOptions } from "./store/reindex.js";

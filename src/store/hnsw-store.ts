@@ -20,130 +20,15 @@ import { prepareBatch, type PreparedBatch } from "./prepare-batch.js";
 import { listNamespaces } from "./list-namespaces.js";
 import { validateNamespace } from "./namespace.js";
 import { runSearch, type RetrievalMode } from "./search.js";
+import type { HNSWPutOperation, HNSWStoreOptions, StoreStats } from "./options.js";
 import type { IndexManifest } from "./snapshot.js";
 import { StoreFiles } from "./store-files.js";
 import { StoreState } from "./store-state.js";
-import { startSweeper, validateTtlConfig, validateTtlMinutes, type TTLConfig } from "./ttl.js";
+import { toItem } from "./item-table.js";
+import { startSweeper, validateTtlConfig, validateTtlMinutes } from "./ttl.js";
 import { VectorIndex, type HnswSettings } from "./vector-index.js";
 import { buildVectors, type ReindexOptions } from "./reindex.js";
-import { decodeVector, type LogOp, type LogRecord } from "./write-ahead-log.js";
-
-/** HNSW tuning. Recorded in the directory's manifest. */
-export interface HnswOptions {
-  /**
-   * Graph degree. Fixed when the directory is created.
-   * @default 16
-   */
-  M?: number;
-  /**
-   * Build-time beam width. Fixed when the directory is created.
-   * @default 200
-   */
-  efConstruction?: number;
-  /**
-   * Search-time beam width (raised automatically to k when k is larger).
-   * @default the value recorded in the directory, else 100
-   */
-  efSearch?: number;
-  /**
-   * Slots allocated up front; the index doubles itself when full.
-   * @default 1024
-   */
-  initialCapacity?: number;
-  /**
-   * A search whose prefix and filter select at most this many vectors is
-   * answered by an exact scan of just those, instead of a filtered HNSW walk.
-   * @default 2000
-   */
-  exactScanThreshold?: number;
-}
-
-/** Options for {@link HNSWStore}. */
-export interface HNSWStoreOptions {
-  /**
-   * Directory for the index, the JSON sidecar and the log. Without it the
-   * store lives in memory only.
-   * @default undefined
-   */
-  path?: string;
-  /**
-   * Semantic search: exactly the shape of InMemoryStore's `IndexConfig`
-   * (`{ dims, embeddings, fields }`; `fields` defaults to `["$"]`).
-   * Without it, searches with a `query` are ranked by keywords (BM25).
-   * @default undefined
-   */
-  index?: IndexConfig;
-  /**
-   * Time-to-live for items.
-   * @default undefined (items never expire)
-   */
-  ttl?: TTLConfig;
-  /** HNSW tuning. */
-  hnsw?: HnswOptions;
-  /**
-   * How searches with a `query` rank items: cosine similarity, BM25, or a
-   * fusion of both. In every mode `score` is the cosine similarity when the
-   * item has vectors.
-   * @default "hybrid" with an index, "keyword" without
-   */
-  retrieval?: RetrievalMode;
-  /**
-   * `"fsync"`: each batch is fsynced before its promise resolves, so it
-   * survives power loss. `"process"`: each batch is written to the OS before
-   * its promise resolves, so it survives the process being killed, but not
-   * a power cut.
-   * @default "fsync"
-   */
-  durability?: "fsync" | "process";
-  /**
-   * Compact (rewrite the snapshot, empty the log) once the log is this big.
-   * @default 67108864 (64 MiB)
-   */
-  compactAfterBytes?: number;
-  /**
-   * Keep a content-hash → vector cache in front of the embedder (persisted
-   * in the directory when there is one), so no text is embedded twice.
-   * @default true
-   */
-  embeddingCache?: boolean;
-  /**
-   * Overrides the embedder identity recorded in the directory.
-   * @default derived from the embedder's class and model name
-   */
-  embedderIdentity?: string;
-  /**
-   * Clock in milliseconds since the epoch (tests inject one for TTL).
-   * @default Date.now
-   */
-  clock?: () => number;
-  /**
-   * Where warnings go (embedder failures, a torn log tail dropped on open).
-   * @default console
-   */
-  logger?: Pick<Console, "warn">;
-}
-
-/** A put operation with this store's optional per-put TTL (minutes; null = never expires). */
-export interface HNSWPutOperation extends PutOperation {
-  ttl?: number | null;
-}
-
-/** What {@link HNSWStore.stats} reports. */
-export interface StoreStats {
-  items: number;
-  /** Live vectors in the HNSW index. */
-  vectors: number;
-  /** Labels of deleted vectors, kept for reuse. */
-  deletedLabels: number;
-  /** Slots allocated in the index. */
-  capacity: number;
-  /** The search beam width in use (restored from the directory on open). */
-  efSearch: number;
-  /** Bytes of log since the last compaction. */
-  logBytes: number;
-  /** Size of each file in the directory. */
-  files: Record<string, number>;
-}
+import type { LogOp, LogRecord } from "./write-ahead-log.js";
 
 const DEFAULT_HNSW = { M: 16, efConstruction: 200, efSearch: 100, initialCapacity: 1024, exactScanThreshold: 2000 };
 
@@ -279,7 +164,7 @@ export class HNSWStore extends BaseStore {
   }
 
   private replay(state: StoreState, record: LogRecord): void {
-    for (const op of record.ops) applyLogOp(state, op, record.at);
+    for (const op of record.ops) state.applyLogOp(op, record.at);
     this.seq = record.seq;
   }
 
@@ -540,34 +425,5 @@ export class HNSWStore extends BaseStore {
       state.swapVectors(rebuilt.vectors, rebuilt.assignments, fields);
       if (this.files) await this.compactNow();
     });
-  }
-}
-
-function toItem(item: { namespace: string[]; key: string; value: Record<string, unknown>; createdAt: number; updatedAt: number }): Item {
-  return {
-    namespace: [...item.namespace],
-    key: item.key,
-    value: structuredClone(item.value),
-    createdAt: new Date(item.createdAt),
-    updatedAt: new Date(item.updatedAt),
-  };
-}
-
-function applyLogOp(state: StoreState, op: LogOp, at: number): void {
-  if (op.t === "del") state.applyDelete(op.ns, op.key);
-  else if (op.t === "touch") state.applyTouch(op.ns, op.key, op.exp);
-  else {
-    state.applyPut(
-      {
-        namespace: op.ns,
-        key: op.key,
-        value: op.value,
-        index: op.index,
-        expiresAt: op.exp,
-        ttl: op.ttl,
-        vectors: (op.vec ?? []).map(([field, b64]) => ({ field, vector: decodeVector(b64) })),
-      },
-      at,
-    );
   }
 }

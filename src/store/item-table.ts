@@ -1,3 +1,4 @@
+import type { Item } from "@langchain/langgraph-checkpoint";
 import { hasPrefix, namespaceKey } from "./namespace.js";
 
 /** An item as the store keeps it in memory. */
@@ -81,4 +82,15 @@ export class ItemTable {
   *items(): IterableIterator<StoredItem> {
     for (const group of this.groups.values()) yield* group.items.values();
   }
+}
+
+/** The public `Item` for a stored item: copies, with `Date` timestamps. */
+export function toItem(item: { namespace: string[]; key: string; value: Record<string, unknown>; createdAt: number; updatedAt: number }): Item {
+  return {
+    namespace: [...item.namespace],
+    key: item.key,
+    value: structuredClone(item.value),
+    createdAt: new Date(item.createdAt),
+    updatedAt: new Date(item.updatedAt),
+  };
 }

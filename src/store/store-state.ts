@@ -3,6 +3,7 @@ import { allStrings, extractFieldTexts } from "./fields.js";
 import { ItemTable, itemId, type StoredItem } from "./item-table.js";
 import type { SnapshotItem } from "./snapshot.js";
 import type { VectorIndex } from "./vector-index.js";
+import { decodeVector, type LogOp } from "./write-ahead-log.js";
 
 /** A put, ready to apply: the value and its vectors, already validated. */
 export interface PreparedPut {
@@ -90,6 +91,16 @@ export class StoreState {
     this.dropVectors(item);
     this.keyword?.remove(item.id);
     return true;
+  }
+
+  /** Applies one logged change (log replay on open). */
+  applyLogOp(op: LogOp, at: number): void {
+    if (op.t === "del") this.applyDelete(op.ns, op.key);
+    else if (op.t === "touch") this.applyTouch(op.ns, op.key, op.exp);
+    else {
+      const vectors = (op.vec ?? []).map(([field, b64]) => ({ field, vector: decodeVector(b64) }));
+      this.applyPut({ namespace: op.ns, key: op.key, value: op.value, index: op.index, expiresAt: op.exp, ttl: op.ttl, vectors }, at);
+    }
   }
 
   applyTouch(namespace: string[], key: string, expiresAt: number): void {
