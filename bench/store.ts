@@ -40,7 +40,7 @@ import hnswlib from "hnswlib-node";
 import { InMemoryStore, type BaseStore, type Operation } from "@langchain/langgraph-checkpoint";
 import { HNSWStore } from "../src/store/hnsw-store.js";
 import type { HNSWStoreOptions } from "../src/store/options.js";
-import { exactTopK, latency, loadMatrix, PrecomputedEmbeddings, randomUnitVectors, recallAtK, row, saveMatrix } from "./lib/vectors.js";
+import { exactTopK, latency, loadMatrix, lowRankUnitVectors, PrecomputedEmbeddings, randomUnitVectors, recallAtK, row, saveMatrix } from "./lib/vectors.js";
 
 const { HierarchicalNSW } = hnswlib;
 const DIMS = 512;
@@ -74,6 +74,8 @@ type Latency = ReturnType<typeof latency>;
 interface SystemResult {
   system: string;
   n: number;
+  /** Which vectors: uniform random (the worst case) or low-rank (embedding-like). */
+  data?: DataKind;
   hnsw?: HnswParams;
   /** Undefined when not measured (raw hnswlib above `--raw-build-max`). */
   putSeconds?: number;
@@ -328,6 +330,15 @@ async function worker(job: WorkerJob): Promise<void> {
 
 // ---------------------------------------------------------------- parent
 
+type DataKind = "uniform" | "lowrank";
+const DATA_KINDS: readonly DataKind[] = ["uniform", "lowrank"];
+
+/** Data and query vectors of one kind (seeded: the same on every run). */
+function makeVectors(kind: DataKind, n: number, queries: number): { data: Float32Array; queries: Float32Array } {
+  if (kind === "uniform") return { data: randomUnitVectors(n, DIMS, 1), queries: randomUnitVectors(queries, DIMS, 2) };
+  return { data: lowRankUnitVectors(n, DIMS, 1), queries: lowRankUnitVectors(queries, DIMS, 2) };
+}
+
 function parseArgs(argv: string[]) {
   const get = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
   const sizes = get("sizes")?.split(",").map(Number) ?? (argv.includes("--1m") ? [10_000, 100_000, 1_000_000] : [10_000, 100_000]);
@@ -336,8 +347,11 @@ function parseArgs(argv: string[]) {
   const M = get("M");
   const efc = get("efc");
   const ef = get("ef");
+  const data = (get("data")?.split(",") ?? [...DATA_KINDS]) as DataKind[];
+  for (const d of data) if (!DATA_KINDS.includes(d)) throw new Error(`unknown --data ${d}; use ${DATA_KINDS.join(",")}`);
   return {
     sizes,
+    data,
     systems,
     queries: Number(get("queries") ?? 200),
     rawBuildMax: Number(get("raw-build-max") ?? 10_000),
@@ -361,20 +375,21 @@ const f = (x: number | undefined, digits = 2) => (x === undefined ? "—" : x.to
 const int = (x: number | undefined) => (x === undefined ? "—" : Math.round(x).toLocaleString("en-US"));
 
 function table(results: SystemResult[]): string {
-  const head = "| N | system | put items/s | search p50 ms | p95 ms | recall@10 | one-user p50 ms | one-user recall | cold open ms | disk MB | RSS Δ MB |";
-  const lines = [head, "|" + "---|".repeat(11)];
+  const head = "| vectors | N | system | put items/s | search p50 ms | p95 ms | recall@10 | one-user p50 ms | one-user recall | cold open ms | disk MB | RSS Δ MB |";
+  const lines = [head, "|" + "---|".repeat(12)];
   for (const r of results) {
     lines.push(
-      `| ${int(r.n)} | ${r.system} | ${int(r.putPerSecond)} | ${f(r.search.p50, 3)} | ${f(r.search.p95, 3)} | ${f(r.recall, 3)} | ${f(r.userSearch.p50, 3)} | ${f(r.userRecall, 3)} | ${f(r.coldOpenMs, 0)} | ${r.diskBytes === undefined ? "—" : f(mb(r.diskBytes), 1)} | ${f(r.rssDeltaMB, 0)} |`,
+      `| ${r.data} | ${int(r.n)} | ${r.system} | ${int(r.putPerSecond)} | ${f(r.search.p50, 3)} | ${f(r.search.p95, 3)} | ${f(r.recall, 3)} | ${f(r.userSearch.p50, 3)} | ${f(r.userRecall, 3)} | ${f(r.coldOpenMs, 0)} | ${r.diskBytes === undefined ? "—" : f(mb(r.diskBytes), 1)} | ${f(r.rssDeltaMB, 0)} |`,
     );
     if (r.hybrid) {
-      lines.push(`| ${int(r.n)} | HNSWStore (hybrid search) | — | ${f(r.hybrid.search.p50, 3)} | ${f(r.hybrid.search.p95, 3)} | ${f(r.hybrid.recall, 3)} | — | — | — | — | — |`);
+      lines.push(`| ${r.data} | ${int(r.n)} | HNSWStore (hybrid search) | — | ${f(r.hybrid.search.p50, 3)} | ${f(r.hybrid.search.p95, 3)} | ${f(r.hybrid.recall, 3)} | — | — | — | — | — |`);
     }
   }
   return lines.join("\n");
 }
 
 interface Check {
+  data?: DataKind;
   n: number;
   target: string;
   value: string;
@@ -383,26 +398,28 @@ interface Check {
 
 function checks(results: SystemResult[]): Check[] {
   const out: Check[] = [];
-  for (const n of new Set(results.map((r) => r.n))) {
-    const at = (s: string) => results.find((r) => r.n === n && r.system === s);
+  for (const key of new Set(results.map((r) => `${r.data} ${r.n}`))) {
+    const [data, nText] = key.split(" ") as [DataKind, string];
+    const n = Number(nText);
+    const at = (s: string) => results.find((r) => r.n === n && r.data === data && r.system === s);
     const store = at("HNSWStore (fsync)") ?? at("HNSWStore (process)");
     const raw = at("raw hnswlib-node");
     const mem = at("InMemoryStore");
     if (!store) continue;
     if (mem) {
       const speedup = mem.search.p50 / store.search.p50;
-      out.push({ n, target: "search ≥ 50× faster than InMemoryStore (p50)", value: `${speedup.toFixed(0)}×`, met: speedup >= 50 });
+      out.push({ data, n, target: "search ≥ 50× faster than InMemoryStore (p50)", value: `${speedup.toFixed(0)}×`, met: speedup >= 50 });
     }
-    out.push({ n, target: "recall@10 ≥ 0.95", value: store.recall.toFixed(3), met: store.recall >= 0.95 });
+    out.push({ data, n, target: "recall@10 ≥ 0.95", value: store.recall.toFixed(3), met: store.recall >= 0.95 });
     const fsync = at("HNSWStore (fsync)");
     if (fsync?.interleaved) {
       const ratio = fsync.interleaved.ratioP50;
-      out.push({ n, target: "search ≤ 1.5× raw searchKnn (p50, same graph, interleaved)", value: `${ratio.toFixed(2)}×`, met: ratio <= 1.5 });
+      out.push({ data, n, target: "search ≤ 1.5× raw searchKnn (p50, same graph, interleaved)", value: `${ratio.toFixed(2)}×`, met: ratio <= 1.5 });
     } else if (raw) {
       const ratio = store.search.p50 / raw.search.p50;
-      out.push({ n, target: "search ≤ 1.5× raw searchKnn (p50)", value: `${ratio.toFixed(2)}×`, met: ratio <= 1.5 });
+      out.push({ data, n, target: "search ≤ 1.5× raw searchKnn (p50)", value: `${ratio.toFixed(2)}×`, met: ratio <= 1.5 });
     }
-    out.push({ n, target: "one-user (100 items) recall@10 = 1.0", value: store.userRecall.toFixed(3), met: store.userRecall === 1 });
+    out.push({ data, n, target: "one-user (100 items) recall@10 = 1.0", value: store.userRecall.toFixed(3), met: store.userRecall === 1 });
   }
   return out;
 }
@@ -417,12 +434,11 @@ async function main(): Promise<void> {
   const results: SystemResult[] = [];
   const exactMs = new Map<number, number>();
   const started = performance.now();
-  for (const n of args.sizes) {
+  for (const kind of args.data) for (const n of args.sizes) {
     const dir = await mkdtemp(join(os.tmpdir(), `bench-store-${n}-`));
     try {
       let t = performance.now();
-      const data = randomUnitVectors(n, DIMS, 1);
-      const queries = randomUnitVectors(args.queries + WARMUP, DIMS, 2);
+      const { data, queries } = makeVectors(kind, n, args.queries + WARMUP);
       const te = performance.now();
       const exact = exactTopK(data, queries, DIMS, K, 0, n);
       exactMs.set(n, (performance.now() - te) / (args.queries + WARMUP));
@@ -430,7 +446,7 @@ async function main(): Promise<void> {
       await saveMatrix(join(dir, "data.f32"), data);
       await saveMatrix(join(dir, "queries.f32"), queries);
       await writeFile(join(dir, "exact.json"), JSON.stringify({ exact: exact.map((a) => [...a]), exactUser: exactUser.map((a) => [...a]) }));
-      console.log(`N=${n}: data + exact top-${K} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+      console.log(`${kind} N=${n}: data + exact top-${K} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
       let hnsw = args.override;
       for (const system of [...args.systems].sort((a, b) => SYSTEMS.indexOf(a) - SYSTEMS.indexOf(b))) {
         if (system === "process" && n > args.processMax) {
@@ -446,7 +462,7 @@ async function main(): Promise<void> {
         t = performance.now();
         const r = await runWorker(job);
         hnsw ??= r.hnsw;
-        results.push(r);
+        results.push({ ...r, data: kind });
         console.log(`N=${n}: ${r.system} done in ${((performance.now() - t) / 1000).toFixed(1)} s (put ${int(r.putPerSecond)}/s, p50 ${r.search.p50} ms, recall ${r.recall.toFixed(3)})`);
       }
     } finally {
@@ -457,17 +473,17 @@ async function main(): Promise<void> {
   for (const r of results) {
     if (r.interleaved) {
       const { store, raw, ratioP50, ratioMean } = r.interleaved;
-      extra.push(`N=${int(r.n)} interleaved on the same graph: HNSWStore p50 ${f(store.p50, 3)} ms / raw searchKnn p50 ${f(raw.p50, 3)} ms = ${f(ratioP50)}× (mean ${f(ratioMean)}×)`);
+      extra.push(`${r.data} N=${int(r.n)} interleaved on the same graph: HNSWStore p50 ${f(store.p50, 3)} ms / raw searchKnn p50 ${f(raw.p50, 3)} ms = ${f(ratioP50)}× (mean ${f(ratioMean)}×)`);
     }
-    if (r.hybrid) extra.push(`N=${int(r.n)} hybrid: first search (builds the keyword index) ${f(r.hybrid.firstSearchMs, 0)} ms`);
-    if (r.closeMs !== undefined) extra.push(`N=${int(r.n)} ${r.system}: close (snapshot) ${f(r.closeMs, 0)} ms`);
-    if (r.efSweep) extra.push(`N=${int(r.n)} ef sweep (raw, same graph): ${r.efSweep.map((e) => `ef ${e.ef}: recall ${f(e.recall, 3)} p50 ${f(e.p50, 2)} ms`).join("; ")}`);
+    if (r.hybrid) extra.push(`${r.data} N=${int(r.n)} hybrid: first search (builds the keyword index) ${f(r.hybrid.firstSearchMs, 0)} ms`);
+    if (r.closeMs !== undefined) extra.push(`${r.data} N=${int(r.n)} ${r.system}: close (snapshot) ${f(r.closeMs, 0)} ms`);
+    if (r.efSweep) extra.push(`${r.data} N=${int(r.n)} ef sweep (raw, same graph): ${r.efSweep.map((e) => `ef ${e.ef}: recall ${f(e.recall, 3)} p50 ${f(e.p50, 2)} ms`).join("; ")}`);
   }
   for (const [n, ms] of exactMs) extra.push(`N=${int(n)} exact top-${K} by brute force (Float32Array dot products in JS): ${f(ms, 1)} ms/query`);
   const out = table(results);
   const cs = checks(results);
   console.log(`\n${machine}\n\n${out}\n\n${extra.join("\n")}\n`);
-  for (const c of cs) console.log(`${c.met ? "MET   " : "MISSED"} N=${int(c.n)} ${c.target}: ${c.value}`);
+  for (const c of cs) console.log(`${c.met ? "MET   " : "MISSED"} ${c.data} N=${int(c.n)} ${c.target}: ${c.value}`);
   console.log(`\ntotal ${((performance.now() - started) / 1000 / 60).toFixed(1)} min`);
   await mkdir(new URL("./results/", import.meta.url), { recursive: true });
   await writeFile(

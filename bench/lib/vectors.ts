@@ -32,6 +32,38 @@ export function randomUnitVectors(count: number, dims: number, seed: number): Fl
   return out;
 }
 
+/**
+ * `count` unit vectors of `dims` that lie near a random `rank`-dimensional
+ * subspace (plus a little isotropic noise): the low intrinsic dimension of
+ * real text embeddings, which uniform random vectors lack entirely. The
+ * subspace comes from `basisSeed`, so data and queries share it.
+ */
+export function lowRankUnitVectors(count: number, dims: number, seed: number, options: { rank?: number; noise?: number; basisSeed?: number } = {}): Float32Array {
+  const rank = options.rank ?? 32;
+  const noise = options.noise ?? 0.05;
+  const gauss = (next: () => number) => Math.sqrt(-2 * Math.log(next() || 1e-12)) * Math.cos(2 * Math.PI * next());
+  const nb = rng(options.basisSeed ?? 99);
+  const basis = new Float32Array(dims * rank);
+  for (let i = 0; i < basis.length; i++) basis[i] = gauss(nb) / Math.sqrt(rank);
+  const next = rng(seed);
+  const out = new Float32Array(count * dims);
+  const z = new Float32Array(rank);
+  for (let r = 0; r < count; r++) {
+    for (let j = 0; j < rank; j++) z[j] = gauss(next);
+    const o = r * dims;
+    let s = 0;
+    for (let i = 0; i < dims; i++) {
+      let v = noise * gauss(next);
+      for (let j = 0; j < rank; j++) v += basis[i * rank + j] * z[j];
+      out[o + i] = v;
+      s += v * v;
+    }
+    const n = Math.sqrt(s);
+    for (let i = 0; i < dims; i++) out[o + i] /= n;
+  }
+  return out;
+}
+
 /** Row `i` of a row-major matrix as a plain array (what embedders return). */
 export const row = (m: Float32Array, dims: number, i: number): number[] => Array.from(m.subarray(i * dims, (i + 1) * dims));
 
