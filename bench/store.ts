@@ -356,7 +356,7 @@ function parseArgs(argv: string[]) {
     queries: Number(get("queries") ?? 200),
     rawBuildMax: Number(get("raw-build-max") ?? 10_000),
     processMax: Number(get("process-max") ?? 10_000),
-    override: M || efc || ef ? { M: Number(M ?? 16), efConstruction: Number(efc ?? 200), efSearch: Number(ef ?? 100) } : undefined,
+    override: M || efc || ef ? { M: Number(M ?? 16), efConstruction: Number(efc ?? 200), efSearch: Number(ef ?? 200) } : undefined,
   };
 }
 
@@ -458,7 +458,7 @@ async function main(): Promise<void> {
           continue;
         }
         // raw hnswlib gets the settings the store recorded (its defaults), unless overridden.
-        const job: WorkerJob = { system, n, queries: args.queries, dir, hnsw: hnsw ?? { M: 16, efConstruction: 200, efSearch: 100 }, overridden: !!args.override, rawBuildMax: args.rawBuildMax };
+        const job: WorkerJob = { system, n, queries: args.queries, dir, hnsw: hnsw ?? { M: 16, efConstruction: 200, efSearch: 200 }, overridden: !!args.override, rawBuildMax: args.rawBuildMax };
         t = performance.now();
         const r = await runWorker(job);
         hnsw ??= r.hnsw;

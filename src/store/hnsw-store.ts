@@ -30,7 +30,7 @@ import { VectorIndex, type HnswSettings } from "./vector-index.js";
 import { buildVectors, type ReindexOptions } from "./reindex.js";
 import type { LogOp, LogRecord } from "./write-ahead-log.js";
 
-const DEFAULT_HNSW = { M: 16, efConstruction: 200, efSearch: 100, initialCapacity: 1024, exactScanThreshold: 2000 };
+const DEFAULT_HNSW = { M: 16, efConstruction: 200, efSearch: 200, initialCapacity: 1024, exactScanThreshold: 2000 };
 
 /**
  * A LangGraph `BaseStore` on an hnswlib index plus a JSON sidecar, that keeps

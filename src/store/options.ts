@@ -16,7 +16,7 @@ export interface HnswOptions {
   efConstruction?: number;
   /**
    * Search-time beam width (raised automatically to k when k is larger).
-   * @default the value recorded in the directory, else 100
+   * @default the value recorded in the directory, else 200 (recall@10 0.985 on embedding-like 512-d vectors at 100k; see bench:store)
    */
   efSearch?: number;
   /**
