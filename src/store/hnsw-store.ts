@@ -122,7 +122,7 @@ export class HNSWStore extends BaseStore {
   private async doOpen(): Promise<void> {
     const dir = this.options.path ? path.resolve(this.options.path) : undefined;
     const config = this.indexConfig;
-    if (config) this.embeddings = this.wrapEmbeddings(config.embeddings, dir);
+    if (config) await this.useEmbeddings(this.wrapEmbeddings(config.embeddings, dir));
     const state = new StoreState(config ? (config.fields ?? ["$"]) : null, undefined);
     if (dir) {
       const files = new StoreFiles(dir);
@@ -140,12 +140,18 @@ export class HNSWStore extends BaseStore {
     );
   }
 
+  /** The embedder behind the store's own cache (unless `embeddingCache: false`). */
   private wrapEmbeddings(embeddings: Embeddings, dir: string | undefined): Embeddings {
     if (this.options.embeddingCache === false) return embeddings;
+    return new CachedEmbeddings({ embeddings, file: dir ? path.join(dir, "embedding-cache.jsonl") : undefined });
+  }
+
+  /** Switches to `embeddings`, closing the cache the store created before. */
+  private async useEmbeddings(embeddings: Embeddings | undefined): Promise<void> {
     const previous = this.ownedCache;
-    this.ownedCache = new CachedEmbeddings({ embeddings, file: dir ? path.join(dir, "embedding-cache.jsonl") : undefined });
-    void previous?.close();
-    return this.ownedCache;
+    this.embeddings = embeddings;
+    this.ownedCache = embeddings instanceof CachedEmbeddings && embeddings !== this.indexConfig?.embeddings ? embeddings : undefined;
+    if (previous && previous !== this.ownedCache) await previous.close();
   }
 
   private indexManifest(vectors?: VectorIndex): IndexManifest | null {
@@ -418,10 +424,16 @@ export class HNSWStore extends BaseStore {
       const settings: HnswSettings = { ...(this.hnswSettings ?? { space: "cosine", ...DEFAULT_HNSW, seed: 100 }), dims: index.dims };
       const embeddings = this.wrapEmbeddings(index.embeddings, this.files?.dir);
       const fields = index.fields ?? ["$"];
-      const rebuilt = await buildVectors({ state, embeddings, settings, fields, batchSize: options.batchSize, onProgress: options.onProgress });
+      let rebuilt: Awaited<ReturnType<typeof buildVectors>>;
+      try {
+        rebuilt = await buildVectors({ state, embeddings, settings, fields, batchSize: options.batchSize, onProgress: options.onProgress });
+      } catch (err) {
+        if (embeddings !== index.embeddings) await (embeddings as CachedEmbeddings).close();
+        throw err;
+      }
       this.indexConfig = index;
       this.hnswSettings = settings;
-      this.embeddings = embeddings;
+      await this.useEmbeddings(embeddings);
       state.swapVectors(rebuilt.vectors, rebuilt.assignments, fields);
       if (this.files) await this.compactNow();
     });

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { CorruptStoreError, HNSWStore, IncompatibleStoreError, StoreLockedError } from "../../src/index.js";
+import { CorruptStoreError, EmbeddingError, HNSWStore, IncompatibleStoreError, StoreLockedError } from "../../src/index.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { spawnStoreChild, waitForExit, waitForLine } from "../helpers/spawn-child.js";
 import { tempDir } from "../helpers/temp-dir.js";
@@ -152,6 +152,22 @@ describe("persistence", () => {
     const c = openStore(dir, { index: { dims: 32, embeddings: other32, fields: ["text"] } });
     expect((await c.search(["r"], { query: "fact 7 about cats", limit: 1 }))[0].key).toBe("k7");
     expect((await c.stats()).vectors).toBe(30);
+  });
+
+  it("changes nothing when reindex() fails part way", async () => {
+    const dir = dirForTest();
+    const store = openStore(dir);
+    for (let i = 0; i < 20; i++) await store.put(["r"], `k${i}`, { text: `fact ${i} about dogs` });
+    const failing = new FakeEmbeddings({ dims: 32, model: "flaky" });
+    failing.failWhen = (t) => t.includes("fact 13");
+    const err = await store.reindex({ index: { dims: 32, embeddings: failing, fields: ["text"] }, batchSize: 4 }).catch((e) => e);
+    expect(err).toBeInstanceOf(EmbeddingError);
+    await store.put(["r"], "new", { text: "a new fact about cats" });
+    expect((await store.search(["r"], { query: "new fact about cats", limit: 1 }))[0].key).toBe("new");
+    expect((await store.stats()).vectors).toBe(21);
+    await store.close();
+    const again = openStore(dir);
+    expect(await again.count()).toBe(21);
   });
 
   it("purges deleted data from every file on compaction", async () => {
