@@ -1,3 +1,5 @@
+import { InvalidNamespaceError as LangGraphInvalidNamespaceError } from "@langchain/langgraph-checkpoint";
+
 /**
  * Named error classes. Each puts the offending value in its message so that
  * the caller (or the model reading a tool result) can see what to fix.
@@ -11,8 +13,17 @@ export class MemoryError extends Error {
   }
 }
 
-/** A namespace or namespace label was rejected. */
-export class InvalidNamespaceError extends MemoryError {}
+/**
+ * A namespace or namespace label was rejected. It extends LangGraph's own
+ * `InvalidNamespaceError`, so code written against any `BaseStore` that
+ * catches that class catches this one too.
+ */
+export class InvalidNamespaceError extends LangGraphInvalidNamespaceError {
+  constructor(message: string) {
+    super(message);
+    this.name = "InvalidNamespaceError";
+  }
+}
 
 /** A value given to `put` is not a plain JSON object. */
 export class InvalidValueError extends MemoryError {}

@@ -1,4 +1,4 @@
-import { InMemoryStore } from "@langchain/langgraph-checkpoint";
+import { InMemoryStore, InvalidNamespaceError as LangGraphInvalidNamespaceError } from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
 import { HNSWStore, InvalidNamespaceError } from "../../src/index.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
@@ -87,6 +87,8 @@ for (const persistent of [true, false]) {
       const { store } = makeStore({ persistent });
       await expect(store.put(["a.b"], "k", { v: 1 })).rejects.toThrow(/'a\.b' contains '\.'/);
       await expect(store.put([], "k", { v: 1 })).rejects.toThrow(InvalidNamespaceError);
+      // Code that catches LangGraph's own class (any BaseStore) catches ours too.
+      await expect(store.put(["x.y"], "k", { v: 1 })).rejects.toThrow(LangGraphInvalidNamespaceError);
       await expect(store.put(["a", ""], "k", { v: 1 })).rejects.toThrow(/empty label/);
       await expect(store.put(["langgraph", "x"], "k", { v: 1 })).rejects.toThrow(/reserved/);
       await expect(store.put(["a", 3 as unknown as string], "k", { v: 1 })).rejects.toThrow(/must be a string/);
