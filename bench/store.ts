@@ -406,11 +406,12 @@ function checks(results: SystemResult[]): Check[] {
     const raw = at("raw hnswlib-node");
     const mem = at("InMemoryStore");
     if (!store) continue;
-    if (mem) {
+    // The issue's speed and recall targets are set at 100k; smaller sizes are shown for reference.
+    if (mem && n >= 100_000) {
       const speedup = mem.search.p50 / store.search.p50;
       out.push({ data, n, target: "search ≥ 50× faster than InMemoryStore (p50)", value: `${speedup.toFixed(0)}×`, met: speedup >= 50 });
     }
-    out.push({ data, n, target: "recall@10 ≥ 0.95", value: store.recall.toFixed(3), met: store.recall >= 0.95 });
+    if (n >= 100_000) out.push({ data, n, target: "recall@10 ≥ 0.95", value: store.recall.toFixed(3), met: store.recall >= 0.95 });
     const fsync = at("HNSWStore (fsync)");
     if (fsync?.interleaved) {
       const ratio = fsync.interleaved.ratioP50;
