@@ -4,6 +4,7 @@ import path from "node:path";
 import { Embeddings } from "@langchain/core/embeddings";
 import { EmbeddingError, IncompatibleStoreError, InvalidArgumentError, StoreClosedError } from "../errors.js";
 import { embedderIdentity } from "./identity.js";
+import { decodeVector, encodeVector } from "./vector-codec.js";
 
 /** Options for {@link CachedEmbeddings}. */
 export interface CachedEmbeddingsOptions {
@@ -36,18 +37,6 @@ export interface CacheStats {
 const FORMAT = "embedding-cache";
 const VERSION = 1;
 type Kind = "d" | "q";
-
-function encode(v: Float32Array): string {
-  return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("base64");
-}
-
-function decode(s: string): Float32Array | undefined {
-  const buf = Buffer.from(s, "base64");
-  if (buf.length === 0 || buf.length % 4 !== 0) return undefined;
-  const out = new Float32Array(buf.length / 4);
-  Buffer.from(out.buffer).set(buf);
-  return out;
-}
 
 /**
  * A content-hash → vector cache in front of any LangChain embedder, so the
@@ -263,7 +252,7 @@ export class CachedEmbeddings extends Embeddings {
 
   /** Queues one durable append of the new entries (one write + datasync). */
   private append(handle: fs.FileHandle, keys: string[], vectors: Float32Array[]): void {
-    const lines = keys.map((k, i) => JSON.stringify({ k, v: encode(vectors[i]!) }) + "\n").join("");
+    const lines = keys.map((k, i) => JSON.stringify({ k, v: encodeVector(vectors[i]!) }) + "\n").join("");
     this.writing = this.writing
       .then(async () => {
         await handle.appendFile(lines, "utf8");
@@ -308,7 +297,7 @@ export class CachedEmbeddings extends Embeddings {
       for (const line of lines.slice(1)) {
         try {
           const { k, v } = JSON.parse(line) as { k?: unknown; v?: unknown };
-          const vec = typeof v === "string" ? decode(v) : undefined;
+          const vec = typeof v === "string" ? decodeVector(v) : undefined;
           if (typeof k === "string" && /^[0-9a-f]{64}$/.test(k) && vec) {
             this.remember(k, vec);
             entryLines++;
@@ -328,7 +317,7 @@ export class CachedEmbeddings extends Embeddings {
   /** Writes the header and `entries` to `file` atomically (temp file, fsync, rename). */
   private async writeFile(file: string, entries: [string, Float32Array][]): Promise<void> {
     const header = JSON.stringify({ format: FORMAT, version: VERSION, identity: this.identity }) + "\n";
-    const body = entries.map(([k, v]) => JSON.stringify({ k, v: encode(v) }) + "\n").join("");
+    const body = entries.map(([k, v]) => JSON.stringify({ k, v: encodeVector(v) }) + "\n").join("");
     const tmp = `${file}.${process.pid}.tmp`;
     const h = await fs.open(tmp, "w");
     try {

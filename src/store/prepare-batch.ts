@@ -8,7 +8,8 @@ import type { RetrievalMode } from "./search.js";
 import type { PreparedPut, StoreState } from "./store-state.js";
 import { validateTtlMinutes, type TTLConfig } from "./ttl.js";
 import { validateValue } from "./validate-value.js";
-import { encodeVector, type LogOp } from "./write-ahead-log.js";
+import { encodeVector } from "../embeddings/vector-codec.js";
+import type { LogOp } from "./write-ahead-log.js";
 
 /** A batch after validation and embedding: nothing in it can fail to apply. */
 export interface PreparedBatch {

@@ -3,7 +3,8 @@ import { allStrings, extractFieldTexts } from "./fields.js";
 import { ItemTable, itemId, type StoredItem } from "./item-table.js";
 import type { SnapshotItem } from "./snapshot.js";
 import type { VectorIndex } from "./vector-index.js";
-import { decodeVector, type LogOp } from "./write-ahead-log.js";
+import { decodeVector } from "../embeddings/vector-codec.js";
+import type { LogOp } from "./write-ahead-log.js";
 
 /** A put, ready to apply: the value and its vectors, already validated. */
 export interface PreparedPut {
@@ -98,7 +99,7 @@ export class StoreState {
     if (op.t === "del") this.applyDelete(op.ns, op.key);
     else if (op.t === "touch") this.applyTouch(op.ns, op.key, op.exp);
     else {
-      const vectors = (op.vec ?? []).map(([field, b64]) => ({ field, vector: decodeVector(b64) }));
+      const vectors = (op.vec ?? []).map(([field, b64]) => ({ field, vector: Array.from(decodeVector(b64) ?? []) }));
       this.applyPut({ namespace: op.ns, key: op.key, value: op.value, index: op.index, expiresAt: op.exp, ttl: op.ttl, vectors }, at);
     }
   }

@@ -30,12 +30,6 @@ export interface LogRecord {
   ops: LogOp[];
 }
 
-export const encodeVector = (v: readonly number[]): string => Buffer.from(new Float32Array(v).buffer).toString("base64");
-export function decodeVector(b64: string): number[] {
-  const buf = Buffer.from(b64, "base64");
-  return Array.from(new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4));
-}
-
 const crc = (s: string) => zlib.crc32(s).toString(16).padStart(8, "0");
 
 /**
