@@ -80,8 +80,8 @@ export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchCont
   const poolSize = useKeywords && useVectors ? Math.max(need * 3, 30) : need;
   let ranked: Ranked[] = [];
   let vectorRanked: Ranked[] = [];
+  const q = useVectors ? normalise(req.queryVector!) : [];
   if (useVectors) {
-    const q = normalise(req.queryVector!);
     const vectorCount = candidates?.reduce((n, it) => n + it.vectors.length, 0) ?? Infinity;
     vectorRanked =
       vectorCount <= ctx.exactScanThreshold
@@ -95,7 +95,7 @@ export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchCont
     const keywordHits = kw.search(req.query, {
       limit: poolSize,
       candidates: (id) => {
-        const item = lookup(state, id);
+        const item = state.items.byId(id);
         if (!item || !inScope(item)) return false;
         byId.set(id, item);
         return true;
@@ -110,7 +110,6 @@ export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchCont
         vectorHits: vectorRanked.map((r) => ({ id: r.item.id, score: r.score ?? 0 })),
         keywordHits,
       });
-      const q = normalise(req.queryVector!);
       ranked = fused.map((h) => vecById.get(h.id) ?? scoreItem(state, q, byId.get(h.id)!));
     }
   }
@@ -125,10 +124,6 @@ export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchCont
     ranked = ranked.concat(rest.slice(0, need - ranked.length).map((item) => ({ item })));
   }
   return ranked.slice(req.offset, need);
-}
-
-function lookup(state: StoreState, id: string): StoredItem | undefined {
-  return state.items.byId(id);
 }
 
 export function normalise(v: readonly number[]): number[] {
