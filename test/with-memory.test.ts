@@ -100,6 +100,30 @@ describe.each(storeFactories())("withMemory over $name", (factory) => {
     }
   });
 
+  it("background extraction: a recall from another thread starts a queued extraction and waits; the same thread does not", async () => {
+    const model = new ScriptedChatModel({ turns: [], fallback: "ok" });
+    const extractorModel = new ScriptedChatModel({ turns: ['["User is vegetarian."]'], fallback: "[]" });
+    const extractor = new MemoryExtractor({ model: extractorModel, structuredOutput: false });
+    // A 60 s debounce: nothing would run during this test unless a recall starts it.
+    const graph = withMemory(new StateGraph(MessagesAnnotation), { model, namespace: NS, store: c.store, extract: { extractor, debounceSeconds: 60 } }).compile({
+      checkpointer,
+      store: c.store,
+    });
+    try {
+      await graph.invoke({ messages: [new HumanMessage("I'm vegetarian")] }, run("42", "monday"));
+      await graph.invoke({ messages: [new HumanMessage("And I like tea")] }, run("42", "monday"));
+      expect(extractorModel.calls).toHaveLength(0); // same thread: still queued, reply not delayed
+      expect(extractor.pending).toBe(1);
+      await graph.invoke({ messages: [new HumanMessage("Dinner ideas?")] }, run("42", "friday"));
+      expect(extractorModel.calls).toHaveLength(1);
+      expect(model.calls[2].map(text).join("\n")).toContain("User is vegetarian.");
+      await graph.invoke({ messages: [new HumanMessage("Dinner ideas?")] }, run("7", "friday-7"));
+      expect(hasMemoryContext(model.calls[3])).toBe(false);
+    } finally {
+      await extractor.flush();
+    }
+  });
+
   it("postload: a scripted remember lands in the store and a later search_memory finds it", async () => {
     const model = new ScriptedChatModel({
       turns: [

@@ -231,6 +231,8 @@ export class MemoryExtractor {
       delaySeconds: number;
       /** Called with the job's promise when it starts (after the quiet period), e.g. to register it as a pending write. */
       onStart?: (work: Promise<unknown>) => void;
+      /** Called when the job is queued, with a function that starts it at once instead of after the quiet period. */
+      onQueued?: (startNow: () => void) => void;
     },
   ): Promise<SaveResult | undefined> {
     store = underlyingStore(store);
@@ -239,12 +241,14 @@ export class MemoryExtractor {
     if (id === undefined) this.storeIds.set(store, (id = nextStoreId++));
     const key = `store#${id} ${JSON.stringify(namespace)} thread ${JSON.stringify(options.threadId ?? null)}`;
     const snapshot = [...messages];
-    const { delaySeconds, onStart, ...saveOptions } = options;
+    const { delaySeconds, onStart, onQueued, ...saveOptions } = options;
     if (typeof delaySeconds !== "number" || !Number.isFinite(delaySeconds) || delaySeconds < 0) {
       throw new InvalidArgumentError(`delaySeconds must be a number ≥ 0, got ${delaySeconds}`);
     }
     // Retries happen in the scheduler; a single attempt here avoids retrying twice.
-    return this.scheduler.schedule(key, delaySeconds * 1000, () => this.saveWith(store, snapshot, namespace, saveOptions, 1), onStart);
+    const done = this.scheduler.schedule(key, delaySeconds * 1000, () => this.saveWith(store, snapshot, namespace, saveOptions, 1), onStart);
+    onQueued?.(() => this.scheduler.startNow(key));
+    return done;
   }
 
   /** Runs every debounced extraction now and resolves when all pending work has settled. */

@@ -71,6 +71,14 @@ export class DebouncedScheduler<T> {
     return promise;
   }
 
+  /** Starts `key`'s waiting job now instead of after its quiet period (no-op when none waits). */
+  startNow(key: string): void {
+    const job = this.waiting.get(key);
+    if (!job) return;
+    clearTimeout(job.timer);
+    this.start(key);
+  }
+
   /** Number of jobs waiting or running. */
   get size(): number {
     return this.waiting.size + this.running.size;

@@ -7,7 +7,7 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
 import { checkTemplate } from "./check-template.js";
 import { formatMemoryContext, messageText } from "./format-memories.js";
-import { resolveNamespace, type NamespaceTemplate } from "./namespace-template.js";
+import { resolveNamespace, threadIdOf, type NamespaceTemplate } from "./namespace-template.js";
 import { waitForPendingWrites } from "./pending-writes.js";
 import { recallMemories, validateRecallOptions } from "./recall.js";
 import { resolveStore } from "./resolve-store.js";
@@ -148,7 +148,7 @@ export function callModel(options: CallModelOptions): (state: MessagesState, con
     let context: string | undefined;
     if (preloads(mode)) {
       const store = resolveStore(options.store, config);
-      await waitForPendingWrites(store, namespace);
+      await waitForPendingWrites(store, namespace, { thread: threadIdOf(config) });
       const query = options.queryBuilder ? await options.queryBuilder(state, config) : latestHumanText(state.messages);
       const items = await recallMemories(store, namespace, {
         query,

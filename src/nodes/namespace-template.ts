@@ -60,3 +60,9 @@ export function resolveNamespace(template: NamespaceTemplate, config?: LangGraph
     }),
   );
 }
+
+/** The run's `config.configurable.thread_id` as a string, if it has one. */
+export function threadIdOf(config?: LangGraphRunnableConfig): string | undefined {
+  const id = (config?.configurable as Record<string, unknown> | undefined)?.thread_id;
+  return typeof id === "string" || typeof id === "number" ? String(id) : undefined;
+}

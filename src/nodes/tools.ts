@@ -6,7 +6,7 @@ import { z } from "zod";
 import { InvalidArgumentError } from "../errors.js";
 import { checkTemplate } from "./check-template.js";
 import { memoryText } from "./format-memories.js";
-import { resolveNamespace, type NamespaceTemplate } from "./namespace-template.js";
+import { resolveNamespace, threadIdOf, type NamespaceTemplate } from "./namespace-template.js";
 import { waitForPendingWrites } from "./pending-writes.js";
 import { resolveStore } from "./resolve-store.js";
 
@@ -106,7 +106,7 @@ export function createMemoryTools(options: MemoryToolsOptions): StructuredToolIn
     async ({ query, limit }, config) => {
       const { namespace, shared, store } = scope(config);
       const n = Math.min(limit ?? 5, maxSearchLimit);
-      await waitForPendingWrites(store, namespace);
+      await waitForPendingWrites(store, namespace, { thread: threadIdOf(config) });
       const own = await store.search(namespace, { query, limit: n });
       const common = shared ? await store.search(shared, { query, limit: n }) : [];
       const all = [...own.map((h) => ({ h, shared: false })), ...common.map((h) => ({ h, shared: true }))]
@@ -147,7 +147,7 @@ export function createMemoryTools(options: MemoryToolsOptions): StructuredToolIn
         await store.put(namespace, key, value, index);
         return existing ? `Updated memory [${key}].` : `Saved memory [${key}].`;
       }
-      await waitForPendingWrites(store, namespace);
+      await waitForPendingWrites(store, namespace, { thread: threadIdOf(config) });
       const hits = await store.search(namespace, { query: text, limit: 3 });
       const twin = hits.find((h) => sameNamespace(h.namespace, namespace) && typeof h.score === "number" && h.score >= duplicateThreshold);
       if (twin) {

@@ -3,8 +3,8 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
 import type { MemoryExtractor } from "../extract/extractor.js";
-import { resolveNamespace, type NamespaceTemplate } from "./namespace-template.js";
-import { trackPendingWrite } from "./pending-writes.js";
+import { resolveNamespace, threadIdOf, type NamespaceTemplate } from "./namespace-template.js";
+import { forgetQueuedWrite, trackPendingWrite, trackQueuedWrite } from "./pending-writes.js";
 import { resolveStore } from "./resolve-store.js";
 
 /** Options of {@link writeMemory}. */
@@ -84,18 +84,23 @@ export function writeMemory(options: WriteMemoryOptions): (state: { messages: Ba
     if (!Array.isArray(messages)) {
       throw new InvalidArgumentError("writeMemory expects graph state with a `messages` array (e.g. MessagesAnnotation)");
     }
-    const rawThread = (config?.configurable as Record<string, unknown> | undefined)?.thread_id;
-    const threadId = typeof rawThread === "string" || typeof rawThread === "number" ? String(rawThread) : undefined;
+    const threadId = threadIdOf(config);
     if (debounceSeconds === 0) {
       await extractor.save(target, messages, ns, { ttl, threadId });
     } else {
-      // Registered as a pending write once it starts: a recall on the next
-      // turn must not wait out the debounce, which that turn restarts anyway.
+      // While queued, a recall from another thread starts it at once and
+      // waits (see waitForPendingWrites); the same thread's next turn does not
+      // wait out the debounce, which that turn restarts anyway.
+      const queueId = `thread ${threadId ?? ""}`;
       void extractor.saveInBackground(target, messages, ns, {
         ttl,
         threadId,
         delaySeconds: debounceSeconds,
-        onStart: (work) => trackPendingWrite(target, ns, work),
+        onQueued: (startNow) => trackQueuedWrite(target, ns, queueId, { thread: threadId, startNow }),
+        onStart: (work) => {
+          forgetQueuedWrite(target, ns, queueId);
+          trackPendingWrite(target, ns, work);
+        },
       });
     }
     return {};
