@@ -1,6 +1,7 @@
 import { hybridRank } from "../embeddings/fusion.js";
+import type { KeywordHit } from "../embeddings/keyword-index.js";
 import { matchesFilter } from "./filter.js";
-import type { StoredItem } from "./item-table.js";
+import type { NamespaceGroup, StoredItem } from "./item-table.js";
 import type { StoreState } from "./store-state.js";
 
 /** How a search with a `query` ranks items. */
@@ -90,16 +91,12 @@ export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchCont
     ranked = vectorRanked;
   }
   if (useKeywords) {
-    const kw = state.keywordIndex();
     const byId = new Map<string, StoredItem>();
-    const keywordHits = kw.search(req.query, {
-      limit: poolSize,
-      candidates: (id) => {
-        const item = state.items.byId(id);
-        if (!item || !inScope(item)) return false;
-        byId.set(id, item);
-        return true;
-      },
+    const keywordHits = keywordSearch(state, req.query, groups, !!candidates, poolSize, (id) => {
+      const item = state.items.byId(id);
+      if (!item || !inScope(item)) return false;
+      byId.set(id, item);
+      return true;
     });
     if (!useVectors) {
       ranked = keywordHits.map((h) => ({ item: byId.get(h.id)!, score: h.score / (1 + h.score) }));
@@ -124,6 +121,30 @@ export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchCont
     ranked = ranked.concat(rest.slice(0, need - ranked.length).map((item) => ({ item })));
   }
   return ranked.slice(req.offset, need);
+}
+
+/** Selections spanning at most this many namespaces use per-namespace keyword indexes. */
+const MAX_NAMESPACE_INDEXES = 8;
+
+/**
+ * BM25 hits in scope. A small selection over a few namespaces (one user's
+ * memories) is ranked with those namespaces' own indexes, merged by score, so
+ * it never pays for indexing the whole store; anything larger uses the
+ * store-wide index.
+ */
+function keywordSearch(
+  state: StoreState,
+  query: string,
+  groups: NamespaceGroup[],
+  small: boolean,
+  limit: number,
+  accept: (id: string) => boolean,
+): KeywordHit[] {
+  if (!small || groups.length > MAX_NAMESPACE_INDEXES) return state.keywordIndex().search(query, { limit, candidates: accept });
+  return groups
+    .flatMap((g) => state.namespaceKeywordIndex(g).search(query, { limit, candidates: accept }))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, limit);
 }
 
 export function normalise(v: readonly number[]): number[] {

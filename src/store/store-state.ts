@@ -1,6 +1,7 @@
 import { KeywordIndex } from "../embeddings/keyword-index.js";
 import { allStrings, extractFieldTexts } from "./fields.js";
-import { ItemTable, itemId, type StoredItem } from "./item-table.js";
+import { ItemTable, itemId, type NamespaceGroup, type StoredItem } from "./item-table.js";
+import { namespaceKey } from "./namespace.js";
 import type { SnapshotItem } from "./snapshot.js";
 import type { VectorIndex } from "./vector-index.js";
 import { decodeVector } from "../embeddings/vector-codec.js";
@@ -28,6 +29,8 @@ export class StoreState {
   /** label → owning item. */
   readonly owners: (StoredItem | undefined)[] = [];
   private keyword?: KeywordIndex;
+  /** Keyword indexes of single namespaces, built when a search first needs one. */
+  private groupKeyword = new Map<string, KeywordIndex>();
 
   constructor(
     /** The store's default index fields, or null when the store has no index. */
@@ -50,7 +53,23 @@ export class StoreState {
     return extractFieldTexts(item.value, paths).map((f) => f.text);
   }
 
-  /** The keyword index, built from all items the first time it is needed. */
+  /**
+   * The keyword index of one namespace, built from its items the first time
+   * it is needed: a search over one user's memories costs that user's items,
+   * not the whole store (building the global index takes ~5 s per 100k items).
+   */
+  namespaceKeywordIndex(group: NamespaceGroup): KeywordIndex {
+    const key = namespaceKey(group.namespace);
+    let kw = this.groupKeyword.get(key);
+    if (!kw) {
+      kw = new KeywordIndex();
+      for (const item of group.items.values()) kw.add(item.id, this.keywordTexts(item));
+      this.groupKeyword.set(key, kw);
+    }
+    return kw;
+  }
+
+  /** The keyword index of the whole store, built from all items the first time it is needed. */
   keywordIndex(): KeywordIndex {
     if (!this.keyword) {
       this.keyword = new KeywordIndex();
@@ -82,7 +101,9 @@ export class StoreState {
       }
     }
     this.items.set(item);
-    this.keyword?.add(item.id, this.keywordTexts(item));
+    const texts = this.keywordTexts(item);
+    this.keyword?.add(item.id, texts);
+    this.groupKeyword.get(namespaceKey(item.namespace))?.add(item.id, texts);
     return item;
   }
 
@@ -91,6 +112,12 @@ export class StoreState {
     if (!item) return false;
     this.dropVectors(item);
     this.keyword?.remove(item.id);
+    const nsKey = namespaceKey(namespace);
+    const kw = this.groupKeyword.get(nsKey);
+    if (kw) {
+      kw.remove(item.id);
+      if (kw.size === 0) this.groupKeyword.delete(nsKey);
+    }
     return true;
   }
 
@@ -158,6 +185,7 @@ export class StoreState {
       for (const v of vecs) this.owners[v.label] = item;
     }
     this.keyword = undefined;
+    this.groupKeyword.clear();
   }
 
   /** Labels owned by live items. */

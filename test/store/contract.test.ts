@@ -227,6 +227,29 @@ for (const persistent of [true, false]) {
   });
 }
 
+describe("keyword ranking indexes", () => {
+  it("keeps per-namespace and store-wide keyword indexes in step with puts and deletes", async () => {
+    const { store } = makeStore({ index: false });
+    for (let u = 0; u < 12; u++) {
+      await store.put(["users", `u${u}`], "a", { text: `member${u} likes sailing` });
+      await store.put(["users", `u${u}`], "b", { text: `member${u} has a penicillin allergy` });
+    }
+    const keys = async (prefix: string[], query: string) => (await store.search(prefix, { query, limit: 3 })).map((r) => `${r.namespace[1]}/${r.key}`);
+    // One namespace (its own index), then 12 namespaces (the store-wide index).
+    expect((await keys(["users", "u1"], "penicillin"))[0]).toBe("u1/b");
+    expect((await keys(["users"], "member7 penicillin"))[0]).toBe("u7/b");
+    await store.put(["users", "u1"], "c", { text: "penicillin penicillin penicillin" });
+    expect((await keys(["users", "u1"], "penicillin"))[0]).toBe("u1/c");
+    expect((await keys(["users"], "penicillin"))[0]).toBe("u1/c");
+    await store.delete(["users", "u1"], "c");
+    expect(await keys(["users", "u1"], "penicillin")).not.toContain("u1/c");
+    expect(await keys(["users"], "penicillin")).not.toContain("u1/c");
+    await store.deleteNamespace(["users", "u1"]);
+    await store.put(["users", "u1"], "d", { text: "penicillin again" });
+    expect(await keys(["users", "u1"], "penicillin")).toEqual(["u1/d"]);
+  });
+});
+
 describe("HNSWStore against InMemoryStore", () => {
   it("returns the same items and order as InMemoryStore for the same operations", async () => {
     const embeddings = new FakeEmbeddings({ dims: 32 });
