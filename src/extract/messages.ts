@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { contentText } from "../nodes/format-memories.js";
 import type { BaseMessage } from "@langchain/core/messages";
 
 /** An OpenAI-style chat message: `{ role: "user", content: "hi" }`. */
@@ -31,24 +32,6 @@ const ROLE_BY_TYPE: Record<string, string> = {
   function: "tool",
   generic: "user",
 };
-
-/** Joins the text parts of a message content (a string or an array of parts). */
-export function contentText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) {
-    return content
-      .map((part) => {
-        if (typeof part === "string") return part;
-        if (part && typeof part === "object" && typeof (part as { text?: unknown }).text === "string") {
-          return (part as { text: string }).text;
-        }
-        return "";
-      })
-      .filter((s) => s.length > 0)
-      .join("\n");
-  }
-  return "";
-}
 
 function roleOf(message: ConversationMessage): string {
   const m = message as { role?: unknown; _getType?: () => string; getType?: () => string; type?: unknown };

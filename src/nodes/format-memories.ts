@@ -47,17 +47,27 @@ export function formatMemoryContext(
   return [MEMORY_CONTEXT_HEADER, MEMORY_CONTEXT_PREAMBLE, ...lines].join("\n");
 }
 
-/** The plain text of a message's content (text parts joined), for queries. */
-export function messageText(message: BaseMessage): string {
-  const content = message.content as unknown;
+/** Joins the text parts of a message content (a string or an array of parts). */
+export function contentText(content: unknown, separator = "\n"): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
     return content
-      .map((part) => (typeof part === "string" ? part : part && typeof part.text === "string" ? part.text : ""))
+      .map((part) => {
+        if (typeof part === "string") return part;
+        if (part && typeof part === "object" && typeof (part as { text?: unknown }).text === "string") {
+          return (part as { text: string }).text;
+        }
+        return "";
+      })
       .filter((s) => s.length > 0)
-      .join(" ");
+      .join(separator);
   }
   return "";
+}
+
+/** The plain text of a message's content (text parts joined by spaces), for queries. */
+export function messageText(message: BaseMessage): string {
+  return contentText(message.content, " ");
 }
 
 /** Whether a message is a system message that carries recalled memories. */

@@ -32,6 +32,12 @@ import type { LogOp, LogRecord } from "./write-ahead-log.js";
 
 const DEFAULT_HNSW = { M: 16, efConstruction: 200, efSearch: 200, initialCapacity: 1024, exactScanThreshold: 2000 };
 
+/** The vector index settings for `dims`, from the caller's `hnsw` options and the defaults. */
+function hnswSettingsFor(dims: number, options: HNSWStoreOptions["hnsw"]): HnswSettings {
+  const h = { ...DEFAULT_HNSW, ...options };
+  return { space: "cosine", dims, M: h.M, efConstruction: h.efConstruction, efSearch: h.efSearch, initialCapacity: h.initialCapacity, seed: 100 };
+}
+
 /**
  * A LangGraph `BaseStore` on an hnswlib index plus a JSON sidecar, that keeps
  * everything on disk, survives crashes and searches in sub-linear time.
@@ -89,10 +95,7 @@ export class HNSWStore extends BaseStore {
     this.clock = options.clock ?? Date.now;
     this.logger = options.logger ?? console;
     this.indexConfig = options.index;
-    if (options.index) {
-      const h = { ...DEFAULT_HNSW, ...options.hnsw };
-      this.hnswSettings = { space: "cosine", dims: options.index.dims, M: h.M, efConstruction: h.efConstruction, efSearch: h.efSearch, initialCapacity: h.initialCapacity, seed: 100 };
-    }
+    if (options.index) this.hnswSettings = hnswSettingsFor(options.index.dims, options.hnsw);
   }
 
   /** The directory, or undefined for an in-memory store. */
@@ -421,7 +424,7 @@ export class HNSWStore extends BaseStore {
       if (!index || !Number.isInteger(index.dims) || index.dims <= 0 || !index.embeddings) {
         throw new InvalidArgumentError("reindex needs { index: { dims, embeddings, fields? } }");
       }
-      const settings: HnswSettings = { ...(this.hnswSettings ?? { space: "cosine", ...DEFAULT_HNSW, seed: 100 }), dims: index.dims };
+      const settings: HnswSettings = this.hnswSettings ? { ...this.hnswSettings, dims: index.dims } : hnswSettingsFor(index.dims, this.options.hnsw);
       const embeddings = this.wrapEmbeddings(index.embeddings, this.files?.dir);
       const fields = index.fields ?? ["$"];
       let rebuilt: Awaited<ReturnType<typeof buildVectors>>;

@@ -62,11 +62,9 @@ export class StoreFiles {
           ? { ...hnsw, M: m.M, efConstruction: m.efConstruction, efSearch: efSearchGiven ? hnsw.efSearch : m.efSearch }
           : hnsw;
         const file = indexFile(this.dir, gen);
-        state.vectors = fs.existsSync(file)
-          ? VectorIndex.load(file, settings, state.usedLabels(items))
-          : items.some((i) => i.vec?.length)
-            ? VectorIndex.load(file, settings, state.usedLabels(items)) // fails, naming the missing file
-            : VectorIndex.create(settings);
+        // Items with vectors but no index file make load() fail, naming the file.
+        const hasVectors = fs.existsSync(file) || items.some((i) => i.vec?.length);
+        state.vectors = hasVectors ? VectorIndex.load(file, settings, state.usedLabels(items)) : VectorIndex.create(settings);
       }
       state.loadSnapshot(items);
       const { log, records, droppedTornTail } = WriteAheadLog.open(logFile(this.dir, gen));
