@@ -18,11 +18,11 @@ import { join } from "node:path";
 import { Embeddings } from "@langchain/core/embeddings";
 import { HumanMessage } from "@langchain/core/messages";
 import { UniversalSentenceEncoderEmbeddings } from "../src/embeddings/universal-sentence-encoder.js";
-import { callModel } from "../src/nodes/call-model.js";
-import { formatMemoryContext } from "../src/nodes/format-memories.js";
-import { waitForPendingWrites } from "../src/nodes/pending-writes.js";
-import { recallMemories } from "../src/nodes/recall.js";
-import { HNSWStore } from "../src/store/hnsw-store.js";
+import { callModel } from "../src/graph/call-model.js";
+import { formatMemoryContext } from "../src/graph/format-memories.js";
+import { waitForPendingWrites } from "../src/scope/pending-writes.js";
+import { recallMemories } from "../src/graph/recall.js";
+import { HNSWStore } from "../src/store/hnsw/hnsw-store.js";
 import { ScriptedChatModel } from "../test/helpers/scripted-chat-model.js";
 
 const USERS = 50;

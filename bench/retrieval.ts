@@ -16,7 +16,7 @@ import {
   loadUniversalSentenceEncoder,
   UniversalSentenceEncoderEmbeddings,
 } from "../src/embeddings/universal-sentence-encoder.js";
-import { HNSWStore } from "../src/store/hnsw-store.js";
+import { HNSWStore } from "../src/store/hnsw/hnsw-store.js";
 import { CachedEmbeddings } from "../src/embeddings/cached-embeddings.js";
 import { fmt, rankMetrics, type RankMetrics } from "./lib/metrics.js";
 import { loadConversations, loadFacts, sharesContentWord, type EvalQuestion, type EvalSet } from "./lib/retrieval-data.js";

@@ -38,8 +38,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import hnswlib from "hnswlib-node";
 import { InMemoryStore, type BaseStore, type Operation } from "@langchain/langgraph-checkpoint";
-import { HNSWStore } from "../src/store/hnsw-store.js";
-import type { HNSWStoreOptions } from "../src/store/options.js";
+import { HNSWStore } from "../src/store/hnsw/hnsw-store.js";
+import type { HNSWStoreOptions } from "../src/store/hnsw/options.js";
 import { exactTopK, latency, loadMatrix, lowRankUnitVectors, PrecomputedEmbeddings, randomUnitVectors, recallAtK, row, saveMatrix } from "./lib/vectors.js";
 
 const { HierarchicalNSW } = hnswlib;

@@ -2,11 +2,11 @@
 export * from "./errors.js";
 
 // Store
-export { HNSWStore } from "./store/hnsw-store.js";
-export type { HNSWStoreOptions, HnswOptions, HNSWPutOperation, StoreStats } from "./store/options.js";
+export { HNSWStore } from "./store/hnsw/hnsw-store.js";
+export type { HNSWStoreOptions, HnswOptions, HNSWPutOperation, StoreStats } from "./store/hnsw/options.js";
 export type { TTLConfig } from "./store/ttl.js";
-export type { RetrievalMode } from "./store/search.js";
-export type { ReindexOptions } from "./store/reindex.js";
+export type { RetrievalMode } from "./store/hnsw/search.js";
+export type { ReindexOptions } from "./store/hnsw/reindex.js";
 
 // Embeddings and ranking
 export { UniversalSentenceEncoderEmbeddings, type UniversalSentenceEncoderEmbeddingsOptions } from "./embeddings/universal-sentence-encoder.js";
@@ -17,15 +17,15 @@ export { hybridRank, keywordSignals, type RankedHit, type HybridRankOptions } fr
 export { tokenize } from "./embeddings/tokenize.js";
 
 // Nodes, tools and the graph wiring
-export { encodeLabel, decodeLabel, resolveNamespace, templateKeys, type NamespaceTemplate } from "./nodes/namespace-template.js";
-export { resolveStore, underlyingStore } from "./nodes/resolve-store.js";
-export { waitForPendingWrites } from "./nodes/pending-writes.js";
-export { callModel, type CallModelOptions, type MemoryMode, type MessagesState } from "./nodes/call-model.js";
-export { createMemoryTools, MEMORY_TOOL_NAMES, type MemoryToolsOptions, type ToolMemoryValue } from "./nodes/tools.js";
-export { MemoryToolNode, type MemoryToolNodeOptions } from "./nodes/memory-tool-node.js";
-export { MEMORY_CONTEXT_HEADER, formatMemoryContext, isMemoryContextMessage } from "./nodes/format-memories.js";
-export { writeMemory, type WriteMemoryOptions } from "./nodes/write-memory.js";
-export { withMemory, MEMORY_NODES, type WithMemoryOptions } from "./with-memory.js";
+export { encodeLabel, decodeLabel, resolveNamespace, templateKeys, type NamespaceTemplate } from "./scope/namespace-template.js";
+export { resolveStore, underlyingStore } from "./scope/resolve-store.js";
+export { waitForPendingWrites } from "./scope/pending-writes.js";
+export { callModel, type CallModelOptions, type MemoryMode, type MessagesState } from "./graph/call-model.js";
+export { createMemoryTools, MEMORY_TOOL_NAMES, type MemoryToolsOptions, type ToolMemoryValue } from "./graph/tools.js";
+export { MemoryToolNode, type MemoryToolNodeOptions } from "./graph/memory-tool-node.js";
+export { MEMORY_CONTEXT_HEADER, formatMemoryContext, isMemoryContextMessage } from "./graph/format-memories.js";
+export { writeMemory, type WriteMemoryOptions } from "./graph/write-memory.js";
+export { withMemory, MEMORY_NODES, type WithMemoryOptions } from "./graph/with-memory.js";
 
 // Extraction
 export {

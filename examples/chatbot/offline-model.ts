@@ -5,7 +5,8 @@ import type { ChatResult } from "@langchain/core/outputs";
 import { CONSOLIDATION_PROMPT, DEFAULT_EXTRACTION_PROMPT, DEFAULT_PROFILE_PROMPT, MEMORY_CONTEXT_HEADER } from "../../src/index.js";
 // Not in the public API: helpers the stand-in uses to read its prompts.
 import { normaliseFact } from "../../src/extract/messages.js";
-import { MEMORY_CONTEXT_PREAMBLE, messageText } from "../../src/nodes/format-memories.js";
+import { MEMORY_CONTEXT_PREAMBLE } from "../../src/graph/format-memories.js";
+import { messageText } from "../../src/scope/message-text.js";
 import { firstPersonFacts } from "./facts.js";
 
 /** What the chatbot prints when this model is in use. */

@@ -17,7 +17,8 @@ import {
   type SaveResult,
 } from "../../src/index.js";
 // Not in the public API: text helpers.
-import { memoryText, messageText } from "../../src/nodes/format-memories.js";
+import { memoryText } from "../../src/graph/format-memories.js";
+import { messageText } from "../../src/scope/message-text.js";
 
 /** The memory namespace template: one scope per user. */
 export const NAMESPACE = ["users", "{user_id}"] as const;

@@ -18,7 +18,7 @@ import {
   type WriteOp,
 } from "./consolidate.js";
 import { ProfileSchema, mergeProfile, parseProfileReply, profilePrompt, readProfile, renderProfile, type Profile } from "./profile.js";
-import { underlyingStore } from "../nodes/resolve-store.js";
+import { underlyingStore } from "../scope/resolve-store.js";
 import { DebouncedScheduler, withRetry, type ExtractionFailure } from "./scheduler.js";
 
 /** Options of {@link MemoryExtractor}. */

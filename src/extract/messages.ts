@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { contentText } from "../nodes/format-memories.js";
+import { contentText } from "../scope/message-text.js";
 import type { BaseMessage } from "@langchain/core/messages";
 
 /** An OpenAI-style chat message: `{ role: "user", content: "hi" }`. */

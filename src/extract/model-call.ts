@@ -1,6 +1,6 @@
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
-import { contentText } from "../nodes/format-memories.js";
+import { contentText } from "../scope/message-text.js";
 
 /** Where the extractor reports what it could not use. Defaults to `console`. */
 export interface ExtractorLogger {

@@ -10,9 +10,9 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { HNSWStore } from "../../src/store/hnsw-store.js";
+import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
 import { UniversalSentenceEncoderEmbeddings } from "../../src/embeddings/universal-sentence-encoder.js";
-import { MEMORY_CONTEXT_HEADER } from "../../src/nodes/format-memories.js";
+import { MEMORY_CONTEXT_HEADER } from "../../src/graph/format-memories.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 const root = path.resolve(import.meta.dirname, "../..");

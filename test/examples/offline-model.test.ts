@@ -6,8 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { MemoryExtractor } from "../../src/extract/extractor.js";
-import { HNSWStore } from "../../src/store/hnsw-store.js";
-import { formatMemoryContext } from "../../src/nodes/format-memories.js";
+import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
+import { formatMemoryContext } from "../../src/graph/format-memories.js";
 import { firstPersonFacts } from "../../examples/chatbot/facts.js";
 import { OfflineDemoModel } from "../../examples/chatbot/offline-model.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";

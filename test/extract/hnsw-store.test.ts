@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HumanMessage } from "@langchain/core/messages";
-import { HNSWStore } from "../../src/store/hnsw-store.js";
+import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
 import { MemoryExtractor } from "../../src/extract/extractor.js";
 import { cursorNamespace } from "../../src/extract/cursor.js";
 import { ScriptedChatModel } from "../helpers/scripted-chat-model.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
-import { writeMemory } from "../../src/nodes/write-memory.js";
+import { writeMemory } from "../../src/graph/write-memory.js";
 import { MemoryExtractor } from "../../src/extract/extractor.js";
 import { InvalidArgumentError, MissingConfigError } from "../../src/errors.js";
 import { ScriptedChatModel } from "../helpers/scripted-chat-model.js";

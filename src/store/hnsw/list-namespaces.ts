@@ -1,6 +1,6 @@
 import type { ListNamespacesOperation } from "@langchain/langgraph-checkpoint";
 import type { ItemTable } from "./item-table.js";
-import { compareNamespaces, matchesCondition, namespaceKey } from "./namespace.js";
+import { compareNamespaces, matchesCondition, namespaceKey } from "../namespace.js";
 
 /**
  * Namespaces that hold at least one live item, filtered by the match

@@ -3,9 +3,9 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
 import type { MemoryExtractor } from "../extract/extractor.js";
-import { resolveNamespace, threadIdOf, type NamespaceTemplate } from "./namespace-template.js";
-import { forgetQueuedWrite, trackPendingWrite, trackQueuedWrite } from "./pending-writes.js";
-import { resolveStore } from "./resolve-store.js";
+import { resolveNamespace, threadIdOf, type NamespaceTemplate } from "../scope/namespace-template.js";
+import { forgetQueuedWrite, trackPendingWrite, trackQueuedWrite } from "../scope/pending-writes.js";
+import { resolveStore } from "../scope/resolve-store.js";
 
 /** Options of {@link writeMemory}. */
 export interface WriteMemoryOptions {

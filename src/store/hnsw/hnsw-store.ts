@@ -12,20 +12,20 @@ import {
   type SearchItem,
   type SearchOperation,
 } from "@langchain/langgraph-checkpoint";
-import { CachedEmbeddings } from "../embeddings/cached-embeddings.js";
-import { embedderIdentity } from "../embeddings/identity.js";
-import { InvalidArgumentError, StoreClosedError } from "../errors.js";
-import { extractFieldTexts } from "./fields.js";
+import { CachedEmbeddings } from "../../embeddings/cached-embeddings.js";
+import { embedderIdentity } from "../../embeddings/identity.js";
+import { InvalidArgumentError, StoreClosedError } from "../../errors.js";
+import { extractFieldTexts } from "../fields.js";
 import { prepareBatch, type PreparedBatch } from "./prepare-batch.js";
 import { listNamespaces } from "./list-namespaces.js";
-import { validateNamespace } from "./namespace.js";
+import { validateNamespace } from "../namespace.js";
 import { runSearch, type RetrievalMode } from "./search.js";
 import type { HNSWPutOperation, HNSWStoreOptions, StoreStats } from "./options.js";
 import type { IndexManifest } from "./snapshot.js";
 import { StoreFiles } from "./store-files.js";
 import { StoreState } from "./store-state.js";
 import { toItem } from "./item-table.js";
-import { startSweeper, validateTtlConfig, validateTtlMinutes } from "./ttl.js";
+import { startSweeper, validateTtlConfig, validateTtlMinutes } from "../ttl.js";
 import { VectorIndex, type HnswSettings } from "./vector-index.js";
 import { buildVectors, type ReindexOptions } from "./reindex.js";
 import type { LogOp, LogRecord } from "./write-ahead-log.js";

@@ -1,10 +1,10 @@
-import { KeywordIndex } from "../embeddings/keyword-index.js";
-import { allStrings, extractFieldTexts } from "./fields.js";
+import { KeywordIndex } from "../../embeddings/keyword-index.js";
+import { allStrings, extractFieldTexts } from "../fields.js";
 import { ItemTable, itemId, type NamespaceGroup, type StoredItem } from "./item-table.js";
-import { namespaceKey } from "./namespace.js";
+import { namespaceKey } from "../namespace.js";
 import type { SnapshotItem } from "./snapshot.js";
 import type { VectorIndex } from "./vector-index.js";
-import { decodeVector } from "../embeddings/vector-codec.js";
+import { decodeVector } from "../../embeddings/vector-codec.js";
 import type { LogOp } from "./write-ahead-log.js";
 
 /** A put, ready to apply: the value and its vectors, already validated. */

@@ -4,7 +4,7 @@ import { isGraphBubbleUp, isGraphDrained, type LangGraphRunnableConfig } from "@
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import type { Command } from "@langchain/langgraph";
 import { MemoryError, MissingConfigError, StoreClosedError, StoreLockedError, CorruptStoreError, IncompatibleStoreError } from "../errors.js";
-import { resolveNamespace, type NamespaceTemplate } from "./namespace-template.js";
+import { resolveNamespace, type NamespaceTemplate } from "../scope/namespace-template.js";
 
 /** Options for {@link MemoryToolNode}. */
 export interface MemoryToolNodeOptions {

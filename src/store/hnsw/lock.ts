@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { StoreLockedError } from "../errors.js";
+import { StoreLockedError } from "../../errors.js";
 
 /** Directories locked by stores in this process. */
 const heldHere = new Set<string>();

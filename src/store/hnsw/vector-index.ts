@@ -1,5 +1,5 @@
 import hnswlib from "hnswlib-node";
-import { CorruptStoreError } from "../errors.js";
+import { CorruptStoreError } from "../../errors.js";
 import { fsyncFile } from "./files.js";
 
 const { HierarchicalNSW } = hnswlib;

@@ -4,11 +4,11 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseStore, SearchItem } from "@langchain/langgraph-checkpoint";
 import { z } from "zod";
 import { InvalidArgumentError } from "../errors.js";
-import { checkTemplate } from "./check-template.js";
+import { checkTemplate } from "../scope/check-template.js";
 import { memoryText } from "./format-memories.js";
-import { resolveNamespace, threadIdOf, type NamespaceTemplate } from "./namespace-template.js";
-import { waitForPendingWrites } from "./pending-writes.js";
-import { resolveStore } from "./resolve-store.js";
+import { resolveNamespace, threadIdOf, type NamespaceTemplate } from "../scope/namespace-template.js";
+import { waitForPendingWrites } from "../scope/pending-writes.js";
+import { resolveStore } from "../scope/resolve-store.js";
 
 /** The names of the tools {@link createMemoryTools} returns. */
 export const MEMORY_TOOL_NAMES = ["search_memory", "remember", "forget"] as const;

@@ -5,12 +5,13 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
-import { checkTemplate } from "./check-template.js";
-import { formatMemoryContext, messageText } from "./format-memories.js";
-import { resolveNamespace, threadIdOf, type NamespaceTemplate } from "./namespace-template.js";
-import { waitForPendingWrites } from "./pending-writes.js";
+import { checkTemplate } from "../scope/check-template.js";
+import { formatMemoryContext } from "./format-memories.js";
+import { messageText } from "../scope/message-text.js";
+import { resolveNamespace, threadIdOf, type NamespaceTemplate } from "../scope/namespace-template.js";
+import { waitForPendingWrites } from "../scope/pending-writes.js";
 import { recallMemories, validateRecallOptions } from "./recall.js";
-import { resolveStore } from "./resolve-store.js";
+import { resolveStore } from "../scope/resolve-store.js";
 import { createMemoryTools, type MemoryToolsOptions } from "./tools.js";
 
 /**

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { CorruptStoreError, IncompatibleStoreError } from "../errors.js";
+import { CorruptStoreError, IncompatibleStoreError } from "../../errors.js";
 import { fsyncDir, writeAll, writeFileAtomic } from "./files.js";
 
 export const FORMAT = "langgraph-hnsw-memory";

@@ -1,6 +1,6 @@
-import { hybridRank } from "../embeddings/fusion.js";
-import type { KeywordHit } from "../embeddings/keyword-index.js";
-import { matchesFilter } from "./filter.js";
+import { hybridRank } from "../../embeddings/fusion.js";
+import type { KeywordHit } from "../../embeddings/keyword-index.js";
+import { matchesFilter } from "../filter.js";
 import type { NamespaceGroup, StoredItem } from "./item-table.js";
 import type { StoreState } from "./store-state.js";
 

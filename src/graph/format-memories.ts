@@ -1,5 +1,6 @@
 import type { Item } from "@langchain/langgraph-checkpoint";
 import type { BaseMessage } from "@langchain/core/messages";
+import { messageText } from "../scope/message-text.js";
 
 /** The first line of the system message that carries recalled memories. */
 export const MEMORY_CONTEXT_HEADER = "[Long-term Memory Context]";
@@ -45,29 +46,6 @@ export function formatMemoryContext(
   if (items.length === 0) return undefined;
   const lines = items.map((item) => formatMemoryLine(item, options.withKeys ?? false));
   return [MEMORY_CONTEXT_HEADER, MEMORY_CONTEXT_PREAMBLE, ...lines].join("\n");
-}
-
-/** Joins the text parts of a message content (a string or an array of parts). */
-export function contentText(content: unknown, separator = "\n"): string {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) {
-    return content
-      .map((part) => {
-        if (typeof part === "string") return part;
-        if (part && typeof part === "object" && typeof (part as { text?: unknown }).text === "string") {
-          return (part as { text: string }).text;
-        }
-        return "";
-      })
-      .filter((s) => s.length > 0)
-      .join(separator);
-  }
-  return "";
-}
-
-/** The plain text of a message's content (text parts joined by spaces), for queries. */
-export function messageText(message: BaseMessage): string {
-  return contentText(message.content, " ");
 }
 
 /** Whether a message is a system message that carries recalled memories. */

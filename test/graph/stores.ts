@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InMemoryStore, type BaseStore } from "@langchain/langgraph-checkpoint";
-import { HNSWStore } from "../../src/store/hnsw-store.js";
+import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 
 /** A store under test, with its (fake, deterministic) embedder and cleanup. */

@@ -1,6 +1,6 @@
 import type { Embeddings, } from "@langchain/core/embeddings";
 import type { IndexConfig } from "@langchain/langgraph-checkpoint";
-import { extractFieldTexts } from "./fields.js";
+import { extractFieldTexts } from "../fields.js";
 import type { StoredItem } from "./item-table.js";
 import { embedTexts } from "./prepare-batch.js";
 import type { StoreState } from "./store-state.js";

@@ -1,14 +1,14 @@
 import type { Embeddings } from "@langchain/core/embeddings";
 import type { GetOperation, ListNamespacesOperation, Operation, PutOperation, SearchOperation } from "@langchain/langgraph-checkpoint";
-import { EmbeddingError, InvalidArgumentError } from "../errors.js";
-import { extractFieldTexts } from "./fields.js";
-import { validateFilter } from "./filter.js";
-import { validateNamespace } from "./namespace.js";
+import { EmbeddingError, InvalidArgumentError } from "../../errors.js";
+import { extractFieldTexts } from "../fields.js";
+import { validateFilter } from "../filter.js";
+import { validateNamespace } from "../namespace.js";
 import type { RetrievalMode } from "./search.js";
 import type { PreparedPut, StoreState } from "./store-state.js";
-import { validateTtlMinutes, type TTLConfig } from "./ttl.js";
-import { validateValue } from "./validate-value.js";
-import { encodeVector } from "../embeddings/vector-codec.js";
+import { validateTtlMinutes, type TTLConfig } from "../ttl.js";
+import { validateValue } from "../validate-value.js";
+import { encodeVector } from "../../embeddings/vector-codec.js";
 import type { LogOp } from "./write-ahead-log.js";
 
 /** A batch after validation and embedding: nothing in it can fail to apply. */

@@ -8,9 +8,9 @@ import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { z } from "zod";
-import { createMemoryTools, MEMORY_TOOL_NAMES } from "../../src/nodes/tools.js";
-import { MemoryToolNode } from "../../src/nodes/memory-tool-node.js";
-import { encodeLabel } from "../../src/nodes/namespace-template.js";
+import { createMemoryTools, MEMORY_TOOL_NAMES } from "../../src/graph/tools.js";
+import { MemoryToolNode } from "../../src/graph/memory-tool-node.js";
+import { encodeLabel } from "../../src/scope/namespace-template.js";
 import { InvalidArgumentError, MissingConfigError } from "../../src/errors.js";
 import { storeFactories, type StoreCase } from "./stores.js";
 

@@ -1,12 +1,12 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { END, START, type StateGraph } from "@langchain/langgraph";
-import { InvalidArgumentError } from "./errors.js";
-import type { MemoryExtractor } from "./extract/extractor.js";
-import { callModel, checkMode, postloads, type CallModelOptions, type MemoryMode } from "./nodes/call-model.js";
-import { MemoryToolNode } from "./nodes/memory-tool-node.js";
-import { checkTemplate } from "./nodes/check-template.js";
-import { createMemoryTools } from "./nodes/tools.js";
-import { writeMemory, type WriteMemoryOptions } from "./nodes/write-memory.js";
+import { InvalidArgumentError } from "../errors.js";
+import type { MemoryExtractor } from "../extract/extractor.js";
+import { callModel, checkMode, postloads, type CallModelOptions, type MemoryMode } from "./call-model.js";
+import { MemoryToolNode } from "./memory-tool-node.js";
+import { checkTemplate } from "../scope/check-template.js";
+import { createMemoryTools } from "./tools.js";
+import { writeMemory, type WriteMemoryOptions } from "./write-memory.js";
 
 /** Node names {@link withMemory} adds. */
 export const MEMORY_NODES = { callModel: "call_model", tools: "tools", writeMemory: "write_memory" } as const;

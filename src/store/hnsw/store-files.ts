@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { IncompatibleStoreError } from "../errors.js";
+import { IncompatibleStoreError } from "../../errors.js";
 import { fileSize } from "./files.js";
 import { DirectoryLock } from "./lock.js";
 import {

@@ -1,6 +1,6 @@
 import type { IndexConfig, PutOperation } from "@langchain/langgraph-checkpoint";
 import type { RetrievalMode } from "./search.js";
-import type { TTLConfig } from "./ttl.js";
+import type { TTLConfig } from "../ttl.js";
 
 /** HNSW tuning. Recorded in the directory's manifest. */
 export interface HnswOptions {

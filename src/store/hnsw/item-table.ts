@@ -1,5 +1,5 @@
 import type { Item } from "@langchain/langgraph-checkpoint";
-import { hasPrefix, namespaceKey } from "./namespace.js";
+import { hasPrefix, namespaceKey } from "../namespace.js";
 
 /** An item as the store keeps it in memory. */
 export interface StoredItem {

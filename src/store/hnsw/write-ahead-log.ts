@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import zlib from "node:zlib";
-import { CorruptStoreError } from "../errors.js";
+import { CorruptStoreError } from "../../errors.js";
 import { writeAll } from "./files.js";
 
 /** One change, as recorded in the log. */
