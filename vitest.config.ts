@@ -1,8 +1,20 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * One config, several suites. `npm test` runs the fast suite; the heavy ones
+ * have their own scripts (and `.ci/run` runs them all):
+ * - faults:   test/faults/   fault injection (SIGKILL, corruption, lock race, disk full)
+ * - postgres: test/postgres/ multi-process tests on a real PostgreSQL server
+ * - browser:  test/browser/  the web inspector in headless Chromium
+ * - scale:    test/scale/    1,000,000 items
+ */
+const HEAVY = ["faults", "postgres", "browser", "scale"] as const;
+const suite = process.env.TEST_SUITE ?? "unit";
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
+    include: suite === "unit" ? ["test/**/*.test.ts"] : [`test/${suite}/**/*.test.ts`],
+    exclude: suite === "unit" ? ["**/node_modules/**", ...HEAVY.map((h) => `test/${h}/**`)] : ["**/node_modules/**"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
