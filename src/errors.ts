@@ -73,3 +73,11 @@ export class StoreClosedError extends MemoryError {}
  * (and no shared default) is ever touched.
  */
 export class MissingConfigError extends MemoryError {}
+
+/**
+ * A search filter was rejected: an unknown operator, an object mixing
+ * operators with plain keys, or an operand that is not plain JSON (BigInt,
+ * a cycle, a Date…). Thrown before any operation of the batch is applied.
+ * Extends {@link InvalidArgumentError}, which code may already catch.
+ */
+export class InvalidFilterError extends InvalidArgumentError {}

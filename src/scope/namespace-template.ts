@@ -10,12 +10,17 @@ import { InvalidNamespaceError, MissingConfigError } from "../errors.js";
 export type NamespaceTemplate = readonly string[];
 
 const PLACEHOLDER = /\{([A-Za-z0-9_$-]+)\}/g;
-/** Characters that namespaces reject, plus `%` itself so decoding is exact. */
-const RESERVED = /[%.:\u0000]/g;
+/**
+ * Characters that namespaces reject, `*` (a wildcard in `listNamespaces`
+ * match conditions, so a user id `*` must not list every user), plus `%`
+ * itself so decoding is exact.
+ */
+const RESERVED = /[%.:*\u0000]/g;
 
 /**
- * Encodes an id so that it is always a valid namespace label. The encoding is
- * reversible ({@link decodeLabel}): `"ann.lee@x.com"` → `"ann%2Elee@x%2Ecom"`.
+ * Encodes an id so that it is always a valid namespace label and never a
+ * `listNamespaces` wildcard. The encoding is reversible ({@link decodeLabel}):
+ * `"ann.lee@x.com"` → `"ann%2Elee@x%2Ecom"`, `"*"` → `"%2A"`.
  */
 export function encodeLabel(value: string): string {
   return value.replace(RESERVED, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
@@ -34,15 +39,37 @@ export function templateKeys(template: NamespaceTemplate): string[] {
 }
 
 /**
+ * Refuses a label with two placeholders (`"{org}-{user_id}"`): org "a-b" with
+ * user "c" and org "a" with user "b-c" would both give `"a-b-c"`, sharing one
+ * namespace. One placeholder per label keeps tenants apart.
+ */
+function checkPlaceholders(template: NamespaceTemplate): void {
+  for (const label of template) {
+    if (typeof label !== "string") continue;
+    const found = [...label.matchAll(PLACEHOLDER)].map((m) => m[0]);
+    if (found.length > 1) {
+      throw new InvalidNamespaceError(
+        `namespace template ${JSON.stringify(template)}: label '${label}' has ${found.length} placeholders (${found.join(", ")}); ` +
+          `two values in one label can collide (org "a-b" + user "c" and org "a" + user "b-c" both give "a-b-c"). ` +
+          `Put each placeholder in its own label, e.g. ${JSON.stringify(found)}.`,
+      );
+    }
+  }
+}
+
+/**
  * Fills a namespace template from `config.configurable`.
  *
  * @throws {MissingConfigError} when a placeholder's value is missing or empty.
  *   Nothing is read or written in that case: there is no fallback namespace.
+ * @throws {InvalidNamespaceError} when the template is not a non-empty array,
+ *   or a label holds two placeholders.
  */
 export function resolveNamespace(template: NamespaceTemplate, config?: LangGraphRunnableConfig): string[] {
   if (!Array.isArray(template) || template.length === 0) {
     throw new InvalidNamespaceError(`namespace template must be a non-empty array of labels, got ${JSON.stringify(template)}`);
   }
+  checkPlaceholders(template);
   const configurable = (config?.configurable ?? {}) as Record<string, unknown>;
   return template.map((label) =>
     label.replace(PLACEHOLDER, (_match: string, key: string) => {

@@ -2,33 +2,73 @@ import { InvalidNamespaceError } from "../errors.js";
 import type { MatchCondition } from "@langchain/langgraph-checkpoint";
 
 /**
+ * LangGraph's own wording for each namespace rule (`validateNamespace` in
+ * `@langchain/langgraph-checkpoint`). Our messages lead with these exact
+ * sentences, so code and test suites that match on LangGraph's text keep
+ * working, and add the offending value after them.
+ */
+export const NAMESPACE_MESSAGES = {
+  empty: "Namespace cannot be empty.",
+  notString: "Namespace labels must be strings.",
+  period: "Namespace labels cannot contain periods ('.').",
+  emptyLabel: "Namespace labels cannot be empty strings.",
+  nul: "Namespace labels cannot contain NUL bytes.",
+  reservedRoot: 'Root label for namespace cannot be "langgraph".',
+} as const;
+
+/** Options of {@link validateNamespace}. */
+export interface ValidateNamespaceOptions {
+  /**
+   * The namespace is written to, so it must not be empty.
+   * @default false
+   */
+  forWrite?: boolean;
+  /**
+   * Accept the reserved root label `langgraph` even for a write. LangGraph's
+   * contract refuses that root in `put()` only: `batch()` lets the framework
+   * write under its own root.
+   * @default false
+   */
+  allowReservedRoot?: boolean;
+  /**
+   * What the namespace is, in messages.
+   * @default "namespace"
+   */
+  what?: string;
+}
+
+/**
  * Namespace rules, as `validateNamespace` from `@langchain/langgraph-checkpoint`
  * defines them, except that `:` is allowed: this store never joins labels
  * into strings (namespaces are stored as JSON arrays), so `:` and `/` can
  * never make two namespaces collide.
  *
  * - labels are non-empty strings without `.` or NUL;
- * - a namespace that is written to is non-empty and does not start with the
- *   reserved root label `langgraph`.
+ * - a namespace that is written to is non-empty and (unless
+ *   `allowReservedRoot`) does not start with the reserved root label `langgraph`.
+ *
+ * Each message starts with LangGraph's sentence ({@link NAMESPACE_MESSAGES}),
+ * then says which label of which namespace broke the rule.
  */
-export function validateNamespace(namespace: unknown, options: { forWrite?: boolean; what?: string } = {}): asserts namespace is string[] {
+export function validateNamespace(namespace: unknown, options: ValidateNamespaceOptions = {}): asserts namespace is string[] {
   const what = options.what ?? "namespace";
+  const M = NAMESPACE_MESSAGES;
   if (!Array.isArray(namespace)) {
-    throw new InvalidNamespaceError(`${what} must be an array of string labels, got ${describe(namespace)}`);
+    throw new InvalidNamespaceError(`${M.notString} ${what} must be an array of string labels, got ${describe(namespace)}`);
   }
   if (namespace.length === 0 && options.forWrite) {
-    throw new InvalidNamespaceError(`${what} cannot be empty`);
+    throw new InvalidNamespaceError(`${M.empty} ${what} cannot be empty`);
   }
   for (const label of namespace) {
     if (typeof label !== "string") {
-      throw new InvalidNamespaceError(`${what} label ${describe(label)} in ${JSON.stringify(namespace)} must be a string, got ${typeof label}`);
+      throw new InvalidNamespaceError(`${M.notString} ${what} label ${describe(label)} in ${describe(namespace)} must be a string, got ${typeof label}`);
     }
-    if (label === "") throw new InvalidNamespaceError(`${what} ${JSON.stringify(namespace)} has an empty label`);
-    if (label.includes(".")) throw new InvalidNamespaceError(`${what} label '${label}' contains '.'`);
-    if (label.includes("\0")) throw new InvalidNamespaceError(`${what} label ${JSON.stringify(label)} contains a NUL byte`);
+    if (label === "") throw new InvalidNamespaceError(`${M.emptyLabel} ${what} ${JSON.stringify(namespace)} has an empty label`);
+    if (label.includes(".")) throw new InvalidNamespaceError(`${M.period} ${what} label '${label}' contains '.'`);
+    if (label.includes("\0")) throw new InvalidNamespaceError(`${M.nul} ${what} label ${JSON.stringify(label)} contains a NUL byte`);
   }
-  if (options.forWrite && namespace[0] === "langgraph") {
-    throw new InvalidNamespaceError(`${what} ${JSON.stringify(namespace)} starts with the reserved root label 'langgraph'`);
+  if (options.forWrite && !options.allowReservedRoot && namespace[0] === "langgraph") {
+    throw new InvalidNamespaceError(`${M.reservedRoot} ${what} ${JSON.stringify(namespace)} starts with the reserved root label 'langgraph'`);
   }
 }
 

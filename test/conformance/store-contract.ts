@@ -123,7 +123,22 @@ export function describeStoreContract(factory: ContractFactory): void {
       await expect(store.put([], "k", { v: 1 })).rejects.toThrow(LangGraphInvalidNamespaceError);
       await expect(store.put(["a", ""], "k", { v: 1 })).rejects.toThrow(LangGraphInvalidNamespaceError);
       await expect(store.put(["langgraph", "x"], "k", { v: 1 })).rejects.toThrow(LangGraphInvalidNamespaceError);
+      // Messages lead with LangGraph's exact sentences (user code and peer suites match on them).
+      const leads = async (call: Promise<unknown>, sentence: string) => {
+        const err = await call.then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(LangGraphInvalidNamespaceError);
+        expect((err as Error).message.startsWith(sentence)).toBe(true);
+      };
+      await leads(store.put([], "k", { v: 1 }), "Namespace cannot be empty.");
+      await leads(store.put(["a", ""], "k", { v: 1 }), "Namespace labels cannot be empty strings.");
+      await leads(store.put(["langgraph", "x"], "k", { v: 1 }), 'Root label for namespace cannot be "langgraph".');
       if (caps.namespaceDetail) {
+        // LangGraph's period message starts "Invalid namespace label …"; ours starts with its rule, then names the label.
+        await leads(store.put(["a.b"], "k", { v: 1 }), "Namespace labels cannot contain periods ('.').");
+        await leads(store.put(["a", 3 as unknown as string], "k", { v: 1 }), "Namespace labels must be strings.");
         await expect(store.put(["a.b"], "k", { v: 1 })).rejects.toThrow(InvalidNamespaceError);
         await expect(store.put(["a.b"], "k", { v: 1 })).rejects.toThrow(/'a\.b' contains '\.'/);
         await expect(store.put(["a", ""], "k", { v: 1 })).rejects.toThrow(/empty label/);
@@ -131,6 +146,16 @@ export function describeStoreContract(factory: ContractFactory): void {
         await expect(store.put(["a", 3 as unknown as string], "k", { v: 1 })).rejects.toThrow(/must be a string/);
       }
       expect(await store.search([])).toEqual([]);
+    });
+
+    test("batch() writes under the reserved root; put() refuses it", async () => {
+      const { store } = await make();
+      // LangGraph validates namespaces in put(), not in batch(): the framework itself writes under ["langgraph", …].
+      await store.batch([{ namespace: ["langgraph", "runs"], key: "k", value: { v: 1 } }]);
+      expect((await store.get(["langgraph", "runs"], "k"))?.value).toEqual({ v: 1 });
+      await expect(store.put(["langgraph", "runs"], "k2", { v: 2 })).rejects.toThrow(LangGraphInvalidNamespaceError);
+      await store.batch([{ namespace: ["langgraph", "runs"], key: "k", value: null }]);
+      expect(await store.get(["langgraph", "runs"], "k")).toBeNull();
     });
 
     test("filters with every operator, on dotted paths", async () => {

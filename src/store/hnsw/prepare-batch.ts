@@ -46,7 +46,9 @@ function validateOp(op: Operation, i: number, kind: Kind): void {
   const where = `operation ${i} (${kind})`;
   if (kind === "get" || kind === "put") {
     const o = op as GetOperation;
-    validateNamespace(o.namespace, { forWrite: kind === "put" && (op as PutOperation).value !== null });
+    // As in LangGraph's contract, the reserved root `langgraph` is refused by
+    // put(), not by batch(): the framework writes under it through batch().
+    validateNamespace(o.namespace, { forWrite: kind === "put" && (op as PutOperation).value !== null, allowReservedRoot: true });
     if (typeof o.key !== "string") throw new InvalidArgumentError(`${where}: key must be a string, got ${JSON.stringify(o.key)}`);
   }
   if (kind === "put") {
