@@ -73,3 +73,14 @@ export class StoreClosedError extends MemoryError {}
  * (and no shared default) is ever touched.
  */
 export class MissingConfigError extends MemoryError {}
+
+/** A redactor threw or returned something other than a string; nothing was written or embedded. */
+export class RedactionError extends MemoryError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message);
+    if (options && "cause" in options) (this as { cause?: unknown }).cause = options.cause;
+  }
+}
+
+/** The audit trail's hash chain is broken, or its file is unreadable. */
+export class AuditChainError extends MemoryError {}

@@ -41,3 +41,11 @@ export { CURSOR_NAMESPACE_ROOT } from "./extract/cursor.js";
 export { factKey } from "./extract/messages.js";
 export type { ExtractorLogger } from "./extract/model-call.js";
 export type { ExtractionFailure } from "./extract/scheduler.js";
+
+// Privacy: redaction, audit trail, history, retention
+export { createRedactor, luhnValid, ibanValid, DEFAULT_DETECTORS, type Redactor, type RedactorOptions, type DetectorName } from "./privacy/redact.js";
+export { runAsActor, currentActor, type MemoryActor } from "./privacy/actor.js";
+export { AuditLog, type AuditLogOptions, type AuditEntry, type AuditVerifyReport, type AuditRecord } from "./privacy/audit-log.js";
+export { ProtectedStore, type ProtectedStoreOptions } from "./privacy/protected-store.js";
+export { HISTORY_NAMESPACE_ROOT, historyNamespace, listHistory, restoreVersion, type MemoryVersion } from "./privacy/history.js";
+export { cleanup, erasePerson, type CleanupOptions, type CleanupReport, type ErasePersonOptions, type ErasureReport } from "./privacy/retention.js";
