@@ -1,21 +1,11 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
 import { createMemoryTools } from "../../src/graph/tools.js";
 import { ProtectedStore, createRedactor, luhnValid, ibanValid, RedactionError, InvalidArgumentError } from "../../src/index.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { tempDir } from "../helpers/temp-dir.js";
-
-/** Every byte of every file under `dir`, as one latin1 string. */
-export function allBytes(dir: string): string {
-  let out = "";
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    out += statSync(p).isDirectory() ? allBytes(p) : readFileSync(p).toString("latin1");
-  }
-  return out;
-}
+import { allBytes } from "../helpers/all-bytes.js";
+import type { Redactor } from "../../src/privacy/redact.js";
 
 describe("built-in detectors", () => {
   const redact = createRedactor();
@@ -46,7 +36,7 @@ describe("redaction before storage and before the embedder", () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
 
-  function make(redactor: ConstructorParameters<typeof ProtectedStore>[1]["redactor"]) {
+  function make(redactor: Redactor) {
     const t = tempDir();
     const embeddings = new FakeEmbeddings({ dims: 32 });
     const inner = new HNSWStore({ path: t.dir, index: { dims: 32, embeddings, fields: ["text"] } });
@@ -74,7 +64,7 @@ describe("redaction before storage and before the embedder", () => {
   });
 
   it("a redactor that throws fails the batch with RedactionError and writes nothing", async () => {
-    const { dir, store, inner, embeddings } = make((text) => {
+    const { dir, store, inner, embeddings } = make((text: string) => {
       if (text.includes("boom")) throw new Error("PII service down");
       return text;
     });
