@@ -84,3 +84,10 @@ export class RedactionError extends MemoryError {
 
 /** The audit trail's hash chain is broken, or its file is unreadable. */
 export class AuditChainError extends MemoryError {}
+
+/**
+ * An encrypted store cannot be read with the key given (wrong key, no key for
+ * an encrypted directory, a block that fails authentication), or encryption
+ * cannot be done safely here. Nothing was changed.
+ */
+export class EncryptionError extends MemoryError {}

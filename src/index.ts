@@ -49,3 +49,4 @@ export { AuditLog, type AuditLogOptions, type AuditEntry, type AuditVerifyReport
 export { ProtectedStore, type ProtectedStoreOptions } from "./privacy/protected-store.js";
 export { HISTORY_NAMESPACE_ROOT, historyNamespace, listHistory, restoreVersion, type MemoryVersion } from "./privacy/history.js";
 export { cleanup, erasePerson, type CleanupOptions, type CleanupReport, type ErasePersonOptions, type ErasureReport } from "./privacy/retention.js";
+export type { EncryptionOptions, EncryptionKey } from "./store/hnsw/cipher.js";
