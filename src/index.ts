@@ -50,3 +50,4 @@ export { ProtectedStore, type ProtectedStoreOptions } from "./privacy/protected-
 export { HISTORY_NAMESPACE_ROOT, historyNamespace, listHistory, restoreVersion, type MemoryVersion } from "./privacy/history.js";
 export { cleanup, erasePerson, type CleanupOptions, type CleanupReport, type ErasePersonOptions, type ErasureReport } from "./privacy/retention.js";
 export type { EncryptionOptions, EncryptionKey } from "./store/hnsw/cipher.js";
+export { EncryptedSerializer, type EncryptedSerializerOptions } from "./privacy/encrypted-serializer.js";

@@ -1,10 +1,10 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { EncryptionError, InvalidArgumentError } from "../../errors.js";
+import { EncryptionError } from "../../errors.js";
+import { aeadOpen, aeadSeal, resolveKey, type EncryptionKey } from "../aead.js";
 
-/** A 32-byte key: a Buffer, or a string of 64 hex or 44 base64 characters. */
-export type EncryptionKey = Buffer | Uint8Array | string;
+export type { EncryptionKey };
 
 /** Encryption at rest for `HNSWStore`. */
 export interface EncryptionOptions {
@@ -38,27 +38,6 @@ export interface EncryptionManifest {
   check: string;
 }
 
-/** Turns a key option into 32 bytes, or a named error. */
-export async function resolveKey(option: EncryptionOptions["key"]): Promise<Buffer> {
-  let raw: EncryptionKey;
-  try {
-    raw = typeof option === "function" ? await option() : option;
-  } catch (err) {
-    throw new EncryptionError(`the encryption key provider failed: ${(err as Error)?.message ?? String(err)}`);
-  }
-  let key: Buffer | undefined;
-  if (typeof raw === "string") {
-    if (/^[0-9a-fA-F]{64}$/.test(raw)) key = Buffer.from(raw, "hex");
-    else if (/^[A-Za-z0-9+/]{43}=?$/.test(raw)) key = Buffer.from(raw, "base64");
-  } else if (raw instanceof Uint8Array) {
-    key = Buffer.from(raw);
-  }
-  if (!key || key.length !== 32) {
-    throw new InvalidArgumentError("encryption.key must be 32 bytes: a Buffer, or 64 hex / 44 base64 characters (e.g. randomBytes(32))");
-  }
-  return key;
-}
-
 /**
  * AES-256-GCM for the store's files. Lines (log records, items, cache
  * entries) are sealed one by one as base64 `nonce | ciphertext | tag`, so
@@ -89,24 +68,12 @@ export class FileCipher {
   }
 
   seal(plain: Buffer, kind: string): Buffer {
-    const nonce = randomBytes(12);
-    const c = createCipheriv(ALGORITHM, this.key, nonce);
-    c.setAAD(Buffer.from(kind));
-    const body = Buffer.concat([c.update(plain), c.final()]);
-    return Buffer.concat([nonce, body, c.getAuthTag()]);
+    return aeadSeal(this.key, plain, kind);
   }
 
   /** Opens a sealed block; `undefined` when it fails authentication. */
   open(sealed: Buffer, kind: string): Buffer | undefined {
-    if (sealed.length < 28) return undefined;
-    try {
-      const d = createDecipheriv(ALGORITHM, this.key, sealed.subarray(0, 12));
-      d.setAAD(Buffer.from(kind));
-      d.setAuthTag(sealed.subarray(sealed.length - 16));
-      return Buffer.concat([d.update(sealed.subarray(12, sealed.length - 16)), d.final()]);
-    } catch {
-      return undefined;
-    }
+    return aeadOpen(this.key, sealed, kind);
   }
 
   sealLine(plain: string, kind: string): string {
