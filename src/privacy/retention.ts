@@ -121,3 +121,69 @@ async function allItems(store: BaseStore, prefix: string[]): Promise<Item[]> {
     if (page.length < 500) return out;
   }
 }
+
+/** One retention rule: the namespaces under `namespace` keep at most `keepLast` memories no older than `maxAge` minutes. */
+export type RetentionRule = CleanupOptions;
+
+/** Options for {@link scheduleRetention}. */
+export interface RetentionScheduleOptions {
+  /**
+   * Minutes between runs; the first run starts at once.
+   * @default 60
+   */
+  everyMinutes?: number;
+  /**
+   * Called with each run's failure (a run failing does not stop the schedule).
+   * @default console.warn
+   */
+  onError?: (err: unknown) => void;
+  /** Called with the reports of each run. */
+  onRun?: (reports: CleanupReport[]) => void;
+}
+
+/** Applies every rule once, in order. */
+export async function runRetention(store: BaseStore, rules: RetentionRule[]): Promise<CleanupReport[]> {
+  const reports: CleanupReport[] = [];
+  for (const rule of rules) reports.push(await cleanup(store, rule));
+  return reports;
+}
+
+/**
+ * Retention on a schedule, per namespace: e.g. episodes kept 90 days, facts
+ * at most 500 per user. Runs at once, then every `everyMinutes` on an
+ * `unref`'d timer (it never keeps the process alive); runs never overlap.
+ * Returns a function that stops the schedule.
+ *
+ * @example
+ * ```ts
+ * const stop = scheduleRetention(store, [
+ *   { namespace: ["episodes"], maxAge: 90 * 24 * 60 },
+ *   { namespace: ["users"], keepLast: 500 },
+ * ], { everyMinutes: 60 });
+ * ```
+ */
+export function scheduleRetention(store: BaseStore, rules: RetentionRule[], options: RetentionScheduleOptions = {}): () => void {
+  const every = options.everyMinutes ?? 60;
+  if (!(Number.isFinite(every) && every > 0)) throw new InvalidArgumentError(`everyMinutes must be a positive number, got ${String(every)}`);
+  if (!Array.isArray(rules) || rules.length === 0) throw new InvalidArgumentError("scheduleRetention needs at least one rule");
+  let running = false;
+  let stopped = false;
+  const tick = async () => {
+    if (running || stopped) return;
+    running = true;
+    try {
+      options.onRun?.(await runRetention(store, rules));
+    } catch (err) {
+      (options.onError ?? ((e) => console.warn(`langgraph-hnsw-memory: retention run failed: ${String(e)}`)))(err);
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(() => void tick(), every * 60_000);
+  timer.unref();
+  void tick();
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+}

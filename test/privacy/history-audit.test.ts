@@ -12,6 +12,7 @@ import {
   listHistory,
   restoreVersion,
   runAsActor,
+  scheduleRetention,
   InvalidArgumentError,
 } from "../../src/index.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
@@ -118,6 +119,26 @@ describe("retention and erasure", () => {
     expect(await store.search(["users", "2"])).toEqual([]);
     expect((await store.search(["users", "1"])).length).toBe(2);
     await expect(cleanup(store, { namespace: ["users"] })).rejects.toThrow(InvalidArgumentError);
+  });
+
+  it("scheduleRetention applies per-namespace rules at once and on its timer, and stops", async () => {
+    const { store } = make();
+    for (let i = 0; i < 3; i++) {
+      await store.put(["episodes", "1"], `e${i}`, { text: `turn ${i}` });
+      await store.put(["users", "1"], `f${i}`, { text: `fact ${i}` });
+      await new Promise((r) => setTimeout(r, 3));
+    }
+    const runs: number[] = [];
+    const stop = scheduleRetention(store, [{ namespace: ["episodes"], keepLast: 1 }, { namespace: ["users"], keepLast: 2 }], {
+      everyMinutes: 1,
+      onRun: (reports) => runs.push(reports.reduce((s, r) => s + r.total, 0)),
+    });
+    for (let i = 0; i < 100 && runs.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    stop();
+    expect(runs[0]).toBe(3);
+    expect((await store.search(["episodes", "1"])).map((i) => i.key)).toEqual(["e2"]);
+    expect((await store.search(["users", "1"])).map((i) => i.key)).toEqual(["f2", "f1"]);
+    expect(() => scheduleRetention(store, [], {})).toThrow(InvalidArgumentError);
   });
 
   it("erasePerson removes facts, episodes, history and cursors, unlinks audit entries, and the text leaves the disk", async () => {
