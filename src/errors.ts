@@ -81,3 +81,21 @@ export class MissingConfigError extends MemoryError {}
  * Extends {@link InvalidArgumentError}, which code may already catch.
  */
 export class InvalidFilterError extends InvalidArgumentError {}
+
+/** A redactor threw or returned something other than a string; nothing was written or embedded. */
+export class RedactionError extends MemoryError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message);
+    if (options && "cause" in options) (this as { cause?: unknown }).cause = options.cause;
+  }
+}
+
+/** The audit trail's hash chain is broken, or its file is unreadable. */
+export class AuditChainError extends MemoryError {}
+
+/**
+ * An encrypted store cannot be read with the key given (wrong key, no key for
+ * an encrypted directory, a block that fails authentication), or encryption
+ * cannot be done safely here. Nothing was changed.
+ */
+export class EncryptionError extends MemoryError {}

@@ -41,3 +41,13 @@ export { CURSOR_NAMESPACE_ROOT } from "./extract/cursor.js";
 export { factKey } from "./extract/messages.js";
 export type { ExtractorLogger } from "./extract/model-call.js";
 export type { ExtractionFailure } from "./extract/scheduler.js";
+
+// Privacy: redaction, audit trail, history, retention
+export { createRedactor, luhnValid, ibanValid, DEFAULT_DETECTORS, type Redactor, type RedactorOptions, type DetectorName } from "./privacy/redact.js";
+export { runAsActor, currentActor, type MemoryActor } from "./privacy/actor.js";
+export { AuditLog, type AuditLogOptions, type AuditEntry, type AuditVerifyReport, type AuditRecord } from "./privacy/audit-log.js";
+export { ProtectedStore, type ProtectedStoreOptions } from "./privacy/protected-store.js";
+export { HISTORY_NAMESPACE_ROOT, historyNamespace, listHistory, restoreVersion, type MemoryVersion } from "./privacy/history.js";
+export { cleanup, erasePerson, runRetention, scheduleRetention, type CleanupOptions, type CleanupReport, type ErasePersonOptions, type ErasureReport, type RetentionRule, type RetentionScheduleOptions } from "./privacy/retention.js";
+export type { EncryptionOptions, EncryptionKey } from "./store/hnsw/cipher.js";
+export { EncryptedSerializer, type EncryptedSerializerOptions } from "./privacy/encrypted-serializer.js";

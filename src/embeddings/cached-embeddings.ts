@@ -24,6 +24,18 @@ export interface CachedEmbeddingsOptions {
    * @default 20000
    */
   maxEntries?: number;
+  /**
+   * Seals each entry line of the file (encryption at rest); an entry that
+   * does not open is dropped and its text embedded again.
+   * @default undefined (plain lines)
+   */
+  lineCipher?: LineCipher;
+}
+
+/** Seals and opens single lines (see the store's `FileCipher`). */
+export interface LineCipher {
+  sealLine(plain: string, kind: string): string;
+  openLine(sealed: string, kind: string): string | undefined;
 }
 
 /** Counts of cache lookups since construction. */
@@ -72,6 +84,7 @@ export class CachedEmbeddings extends Embeddings {
   private opened?: Promise<fs.FileHandle | undefined>;
   private writing: Promise<void> = Promise.resolve();
   private closed = false;
+  private lineCipher?: LineCipher;
 
   constructor(options: CachedEmbeddingsOptions) {
     super({});
@@ -89,6 +102,17 @@ export class CachedEmbeddings extends Embeddings {
     this.file = options.file;
     this.maxEntries = maxEntries;
     this.identity = embedderIdentity(this.inner);
+    this.lineCipher = options.lineCipher;
+  }
+
+  /** Seals lines with another key from now on; the next `retainDocuments` rewrites the file with it. */
+  setLineCipher(cipher: LineCipher | undefined): void {
+    this.lineCipher = cipher;
+  }
+
+  private entryLine(k: string, v: Float32Array): string {
+    const json = JSON.stringify({ k, v: encodeVector(v) });
+    return (this.lineCipher ? this.lineCipher.sealLine(json, "cache") : json) + "\n";
   }
 
   /** Reports the inner embedder's identity, so the cache is transparent to the store. */
@@ -252,7 +276,7 @@ export class CachedEmbeddings extends Embeddings {
 
   /** Queues one durable append of the new entries (one write + datasync). */
   private append(handle: fs.FileHandle, keys: string[], vectors: Float32Array[]): void {
-    const lines = keys.map((k, i) => JSON.stringify({ k, v: encodeVector(vectors[i]!) }) + "\n").join("");
+    const lines = keys.map((k, i) => this.entryLine(k, vectors[i]!)).join("");
     this.writing = this.writing
       .then(async () => {
         await handle.appendFile(lines, "utf8");
@@ -296,7 +320,9 @@ export class CachedEmbeddings extends Embeddings {
       }
       for (const line of lines.slice(1)) {
         try {
-          const { k, v } = JSON.parse(line) as { k?: unknown; v?: unknown };
+          const plain = this.lineCipher ? this.lineCipher.openLine(line, "cache") : line;
+          if (plain === undefined) continue;
+          const { k, v } = JSON.parse(plain) as { k?: unknown; v?: unknown };
           const vec = typeof v === "string" ? decodeVector(v) : undefined;
           if (typeof k === "string" && /^[0-9a-f]{64}$/.test(k) && vec) {
             this.remember(k, vec);
@@ -317,7 +343,7 @@ export class CachedEmbeddings extends Embeddings {
   /** Writes the header and `entries` to `file` atomically (temp file, fsync, rename). */
   private async writeFile(file: string, entries: [string, Float32Array][]): Promise<void> {
     const header = JSON.stringify({ format: FORMAT, version: VERSION, identity: this.identity }) + "\n";
-    const body = entries.map(([k, v]) => JSON.stringify({ k, v: encodeVector(v) }) + "\n").join("");
+    const body = entries.map(([k, v]) => this.entryLine(k, v)).join("");
     const tmp = `${file}.${process.pid}.tmp`;
     const h = await fs.open(tmp, "w");
     try {

@@ -19,6 +19,7 @@ import {
 } from "./consolidate.js";
 import { ProfileSchema, mergeProfile, parseProfileReply, profilePrompt, readProfile, renderProfile, type Profile } from "./profile.js";
 import { underlyingStore } from "../scope/resolve-store.js";
+import { runAsActor } from "../privacy/actor.js";
 import { DebouncedScheduler, withRetry, type ExtractionFailure } from "./scheduler.js";
 
 /** Options of {@link MemoryExtractor}. */
@@ -369,7 +370,7 @@ export class MemoryExtractor {
     const deletedKeys = new Set<string>();
     for (const op of ops) {
       if (op.kind === "delete") {
-        await store.delete(ns, op.key);
+        await runAsActor({ source: "extractor" }, () => store.delete(ns, op.key));
         deletedKeys.add(op.key);
         result.deleted.push({ key: op.key, text: op.text });
         continue;
@@ -388,7 +389,7 @@ export class MemoryExtractor {
       }
       await this.put(store, ns, op.key, value, options.ttl);
       if (previousKey !== undefined && previousKey !== op.key && !deletedKeys.has(previousKey)) {
-        await store.delete(ns, previousKey);
+        await runAsActor({ source: "extractor" }, () => store.delete(ns, previousKey));
         deletedKeys.add(previousKey);
       }
       deletedKeys.delete(op.key);

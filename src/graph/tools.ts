@@ -9,6 +9,7 @@ import { memoryText } from "./format-memories.js";
 import { resolveNamespace, threadIdOf, type NamespaceTemplate } from "../scope/namespace-template.js";
 import { waitForPendingWrites } from "../scope/pending-writes.js";
 import { resolveStore } from "../scope/resolve-store.js";
+import { runAsActor } from "../privacy/actor.js";
 
 /** The names of the tools {@link createMemoryTools} returns. */
 export const MEMORY_TOOL_NAMES = ["search_memory", "remember", "forget"] as const;
@@ -183,7 +184,7 @@ export function createMemoryTools(options: MemoryToolsOptions): StructuredToolIn
         }
         throw new InvalidArgumentError(`no memory with key ${key}; call search_memory to find keys.`);
       }
-      await store.delete(namespace, key);
+      await runAsActor({ source: "tool" }, () => store.delete(namespace, key));
       return `Forgot memory [${key}]: ${memoryText(existing)}`;
     },
     {

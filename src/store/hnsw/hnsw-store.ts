@@ -23,6 +23,7 @@ import { runSearch, type RetrievalMode } from "./search.js";
 import type { HNSWPutOperation, HNSWStoreOptions, StoreStats } from "./options.js";
 import type { IndexManifest } from "./snapshot.js";
 import { StoreFiles } from "./store-files.js";
+import { FileCipher, removeStaleRamFiles, type EncryptionKey, type EncryptionOptions } from "./cipher.js";
 import { StoreState } from "./store-state.js";
 import { toItem } from "./item-table.js";
 import { startSweeper, validateTtlConfig, validateTtlMinutes } from "../ttl.js";
@@ -79,6 +80,9 @@ export class HNSWStore extends BaseStore {
   private closed = false;
   private tail: Promise<unknown> = Promise.resolve();
   private stopSweeper: () => void = () => {};
+  private cipher?: FileCipher;
+  /** The encryption options in force (rekey() replaces the key). */
+  private encryption?: EncryptionOptions;
 
   constructor(options: HNSWStoreOptions = {}) {
     super();
@@ -92,6 +96,7 @@ export class HNSWStore extends BaseStore {
       throw new InvalidArgumentError(`retrieval must be "vector", "keyword" or "hybrid", got ${JSON.stringify(options.retrieval)}`);
     }
     this.options = options;
+    this.encryption = options.encryption ? { ...options.encryption } : undefined;
     this.clock = options.clock ?? Date.now;
     this.logger = options.logger ?? console;
     this.indexConfig = options.index;
@@ -125,19 +130,26 @@ export class HNSWStore extends BaseStore {
   private async doOpen(): Promise<void> {
     const dir = this.options.path ? path.resolve(this.options.path) : undefined;
     const config = this.indexConfig;
+    if (dir && this.encryption) {
+      this.cipher = await FileCipher.create(this.encryption);
+      removeStaleRamFiles(this.cipher.ramDir);
+    }
     if (config) await this.useEmbeddings(this.wrapEmbeddings(config.embeddings, dir));
     const state = new StoreState(config ? (config.fields ?? ["$"]) : null, undefined);
+    let needsEncryption = false;
     if (dir) {
-      const files = new StoreFiles(dir);
+      const files = new StoreFiles(dir, this.cipher, this.encryption?.migratePlaintext ?? false);
       const loaded = files.open(state, this.indexManifest(), this.hnswSettings, this.options.hnsw?.efSearch !== undefined);
       if (loaded.droppedTornTail) this.logger.warn(`langgraph-hnsw-memory: dropped a torn last log record in ${dir} (left by a crash mid-write)`);
       this.seq = loaded.manifest.seq;
       for (const record of loaded.records) this.replay(state, record);
+      needsEncryption = loaded.needsEncryption;
       this.files = files;
     } else if (this.hnswSettings) {
       state.vectors = VectorIndex.create(this.hnswSettings);
     }
     this.state = state;
+    if (dir && this.files?.encrypted && needsEncryption) await this.compactNow();
     this.stopSweeper = startSweeper(this.options.ttl ? (this.options.ttl.sweepIntervalMinutes ?? 60) : 0, () => this.sweepExpired(), (err) =>
       this.logger.warn(`langgraph-hnsw-memory: TTL sweep failed: ${String(err)}`),
     );
@@ -146,7 +158,7 @@ export class HNSWStore extends BaseStore {
   /** The embedder behind the store's own cache (unless `embeddingCache: false`). */
   private wrapEmbeddings(embeddings: Embeddings, dir: string | undefined): Embeddings {
     if (this.options.embeddingCache === false) return embeddings;
-    return new CachedEmbeddings({ embeddings, file: dir ? path.join(dir, "embedding-cache.jsonl") : undefined });
+    return new CachedEmbeddings({ embeddings, file: dir ? path.join(dir, "embedding-cache.jsonl") : undefined, lineCipher: this.cipher });
   }
 
   /** Switches to `embeddings`, closing the cache the store created before. */
@@ -345,6 +357,26 @@ export class HNSWStore extends BaseStore {
 
 
   // ---- Beyond the BaseStore contract ----
+
+  /**
+   * Rotates the encryption key: the next snapshot, log and embedding cache are
+   * sealed with `key` (one compaction), and files sealed with the old key are
+   * removed. The store stays usable throughout; other operations wait for it.
+   */
+  async rekey(key: EncryptionKey | (() => EncryptionKey | Promise<EncryptionKey>)): Promise<void> {
+    if (!this.encryption || !this.options.path) {
+      throw new InvalidArgumentError("rekey() needs a store opened with a path and `encryption`");
+    }
+    const cipher = await FileCipher.create({ ...this.encryption, key });
+    await this.ensureOpen();
+    await this.exclusive(async () => {
+      this.files!.setCipher(cipher);
+      this.ownedCache?.setLineCipher(cipher);
+      this.cipher = cipher;
+      this.encryption = { ...this.encryption!, key };
+      await this.compactNow();
+    });
+  }
 
   /**
    * Rewrites the snapshot from memory and empties the log. Deleted items and

@@ -1,3 +1,4 @@
+import type { EncryptionOptions } from "./cipher.js";
 import type { IndexConfig, PutOperation } from "@langchain/langgraph-checkpoint";
 import type { RetrievalMode } from "./search.js";
 import type { TTLConfig } from "../ttl.js";
@@ -69,6 +70,14 @@ export interface HNSWStoreOptions {
    * @default "fsync"
    */
   durability?: "fsync" | "process";
+  /**
+   * Encryption at rest (AES-256-GCM): every file holding user data (log,
+   * items, HNSW index, embedding cache) is sealed; the index exists in clear
+   * only in a RAM-backed tmpfs file for the moment hnswlib writes or reads it.
+   * See {@link EncryptionOptions}; rotate keys with `rekey()`.
+   * @default undefined (plain files)
+   */
+  encryption?: EncryptionOptions;
   /**
    * Compact (rewrite the snapshot, empty the log) once the log is this big.
    * @default 67108864 (64 MiB)

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { CorruptStoreError, IncompatibleStoreError } from "../../errors.js";
+import type { EncryptionManifest, FileCipher } from "./cipher.js";
 import { fsyncDir, writeAll, writeFileAtomic } from "./files.js";
 
 export const FORMAT = "langgraph-hnsw-memory";
@@ -31,6 +32,8 @@ export interface Manifest {
   index: IndexManifest | null;
   itemCount: number;
   writtenAt: string;
+  /** Present when the directory is encrypted (never the key). */
+  encryption?: EncryptionManifest;
 }
 
 /** One item as written in the snapshot's items file (one JSON line each). */
@@ -73,14 +76,21 @@ export function readManifest(dir: string): Manifest | null {
 }
 
 /** Reads a snapshot's items file; it must end with its footer line. */
-export function readItems(file: string, expected: number): SnapshotItem[] {
+export function readItems(file: string, expected: number, cipher?: FileCipher): SnapshotItem[] {
   if (!fs.existsSync(file)) {
     if (expected === 0) return [];
     throw new CorruptStoreError(`items file ${file} is missing`, file);
   }
   const text = fs.readFileSync(file, "utf8");
-  const lines = text.split("\n");
+  let lines = text.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
+  if (cipher) {
+    lines = lines.map((line, i) => {
+      const plain = cipher.openLine(line, "items");
+      if (plain === undefined) throw new CorruptStoreError(`items file ${file} is corrupt at line ${i + 1} (fails authentication)`, file);
+      return plain;
+    });
+  }
   const footer = lines.pop();
   let count = -1;
   try {
@@ -110,7 +120,9 @@ export function writeSnapshot(
   manifest: Manifest,
   items: Iterable<SnapshotItem>,
   writeIndex?: (file: string) => void,
+  cipher?: FileCipher,
 ): void {
+  const seal = (line: string) => (cipher ? cipher.sealLine(line, "items") : line);
   const gen = manifest.generation;
   const itemsPath = itemsFile(dir, gen);
   const fd = fs.openSync(itemsPath, "w");
@@ -119,7 +131,7 @@ export function writeSnapshot(
     let size = 0;
     let count = 0;
     for (const item of items) {
-      const line = JSON.stringify(item);
+      const line = seal(JSON.stringify(item));
       chunk.push(line);
       size += line.length;
       count++;
@@ -129,7 +141,7 @@ export function writeSnapshot(
         size = 0;
       }
     }
-    chunk.push(JSON.stringify({ end: count }));
+    chunk.push(seal(JSON.stringify({ end: count })));
     writeAll(fd, Buffer.from(chunk.join("\n") + "\n"));
     fs.fsyncSync(fd);
     if (count !== manifest.itemCount) throw new Error(`snapshot wrote ${count} items, expected ${manifest.itemCount}`);

@@ -1,6 +1,7 @@
 import fs from "node:fs";
-import { IncompatibleStoreError } from "../../errors.js";
-import { fileSize } from "./files.js";
+import { EncryptionError, IncompatibleStoreError } from "../../errors.js";
+import type { FileCipher } from "./cipher.js";
+import { fileSize, writeFileAtomic } from "./files.js";
 import { DirectoryLock } from "./lock.js";
 import {
   FORMAT,
@@ -10,6 +11,7 @@ import {
   indexFile,
   itemsFile,
   logFile,
+  manifestFile,
   readItems,
   readManifest,
   removeStrays,
@@ -24,6 +26,8 @@ export interface LoadedStore {
   manifest: Manifest;
   records: LogRecord[];
   droppedTornTail: boolean;
+  /** A plain directory was opened with a key and `migratePlaintext`: compact now to encrypt it. */
+  needsEncryption: boolean;
 }
 
 /**
@@ -36,7 +40,24 @@ export class StoreFiles {
   private log?: WriteAheadLog;
   private manifest?: Manifest;
 
-  constructor(readonly dir: string) {}
+  /**
+   * @param cipher encrypts every file written from now on (and decrypts the
+   *   directory's files, once its manifest proved the key right)
+   */
+  constructor(
+    readonly dir: string,
+    private cipher?: FileCipher,
+    private readonly migratePlaintext = false,
+  ) {}
+
+  /** Switches to another key: files written from now on (the next compaction) use it. */
+  setCipher(cipher: FileCipher): void {
+    this.cipher = cipher;
+  }
+
+  get encrypted(): boolean {
+    return this.cipher !== undefined;
+  }
 
   /**
    * Locks the directory and loads its snapshot into `state`. `index` is what
@@ -47,13 +68,16 @@ export class StoreFiles {
     this.lock = DirectoryLock.acquire(this.dir);
     try {
       let manifest = readManifest(this.dir);
+      const fresh = !manifest;
       if (!manifest) {
         manifest = { format: FORMAT, formatVersion: FORMAT_VERSION, generation: 0, seq: 0, index, itemCount: 0, writtenAt: new Date().toISOString() };
       }
+      const readCipher = this.checkEncryption(manifest, fresh);
+      const needsEncryption = this.cipher !== undefined && readCipher === undefined;
       checkCompatible(this.dir, manifest.index, index, manifest.itemCount);
       const gen = manifest.generation;
       removeStrays(this.dir, gen);
-      const items = readItems(itemsFile(this.dir, gen), manifest.itemCount);
+      const items = readItems(itemsFile(this.dir, gen), manifest.itemCount, readCipher);
       if (hnsw) {
         // M and efConstruction are baked into the file; efSearch is the
         // caller's when given, else the one recorded (hnswlib resets it to 10).
@@ -64,13 +88,19 @@ export class StoreFiles {
         const file = indexFile(this.dir, gen);
         // Items with vectors but no index file make load() fail, naming the file.
         const hasVectors = fs.existsSync(file) || items.some((i) => i.vec?.length);
-        state.vectors = hasVectors ? VectorIndex.load(file, settings, state.usedLabels(items)) : VectorIndex.create(settings);
+        state.vectors = hasVectors ? VectorIndex.load(file, settings, state.usedLabels(items), readCipher) : VectorIndex.create(settings);
       }
       state.loadSnapshot(items);
-      const { log, records, droppedTornTail } = WriteAheadLog.open(logFile(this.dir, gen));
+      const { log, records, droppedTornTail } = WriteAheadLog.open(logFile(this.dir, gen), readCipher);
+      if (fresh && this.cipher && readCipher) {
+        // Record encryption before the first (sealed) log record is written.
+        manifest = { ...manifest, encryption: this.cipher.manifest() };
+        writeFileAtomic(manifestFile(this.dir), JSON.stringify(manifest, null, 2));
+      }
       this.log = log;
       this.manifest = { ...manifest, index: index && state.vectors ? { ...index, M: state.vectors.settings.M, efConstruction: state.vectors.settings.efConstruction, efSearch: state.vectors.settings.efSearch } : index };
-      return { manifest, records: records.filter((r) => r.seq > manifest!.seq), droppedTornTail };
+      const startSeq = manifest.seq;
+      return { manifest, records: records.filter((r) => r.seq > startSeq), droppedTornTail, needsEncryption };
     } catch (err) {
       this.release();
       throw err;
@@ -101,12 +131,37 @@ export class StoreFiles {
       index,
       itemCount: state.items.size,
       writtenAt: new Date().toISOString(),
+      ...(this.cipher ? { encryption: this.cipher.manifest() } : {}),
     };
     const vectors = state.vectors;
-    writeSnapshot(this.dir, manifest, state.snapshotItems(), vectors ? (file) => vectors.write(file) : undefined);
+    const cipher = this.cipher;
+    writeSnapshot(this.dir, manifest, state.snapshotItems(), vectors ? (file) => vectors.write(file, cipher) : undefined, cipher);
     this.log?.close();
-    this.log = WriteAheadLog.open(logFile(this.dir, generation)).log;
+    this.log = WriteAheadLog.open(logFile(this.dir, generation), cipher).log;
     this.manifest = manifest;
+  }
+
+  /**
+   * Checks the directory's encryption against this store's key, and returns
+   * the cipher to read its files with (undefined: they are plain).
+   */
+  private checkEncryption(manifest: Manifest, fresh: boolean): FileCipher | undefined {
+    if (manifest.encryption) {
+      if (!this.cipher) {
+        throw new EncryptionError(`store directory ${this.dir} is encrypted: open it with \`encryption: { key }\``);
+      }
+      this.cipher.verify(manifest.encryption, this.dir);
+      return this.cipher;
+    }
+    if (!this.cipher) return undefined;
+    const hasData = manifest.itemCount > 0 || fileSize(logFile(this.dir, manifest.generation)) > 0;
+    if (fresh && !hasData) return this.cipher;
+    if (hasData && !this.migratePlaintext) {
+      throw new EncryptionError(
+        `store directory ${this.dir} is not encrypted; pass \`encryption: { key, migratePlaintext: true }\` to encrypt it in place (one compaction)`,
+      );
+    }
+    return undefined;
   }
 
   /** Sizes of the store's files, by name. */

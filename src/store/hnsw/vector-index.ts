@@ -1,6 +1,8 @@
 import hnswlib from "hnswlib-node";
 import { CorruptStoreError } from "../../errors.js";
-import { fsyncFile } from "./files.js";
+import fs from "node:fs";
+import type { FileCipher } from "./cipher.js";
+import { fsyncFile, writeAll } from "./files.js";
 
 const { HierarchicalNSW } = hnswlib;
 type Hnsw = InstanceType<typeof HierarchicalNSW>;
@@ -76,11 +78,13 @@ export class VectorIndex {
    * every other label in the file is treated as free (and is re-marked as
    * deleted, in case the file and the sidecar disagree).
    */
-  static load(file: string, settings: HnswSettings, usedLabels: ReadonlySet<number>): VectorIndex {
+  static load(file: string, settings: HnswSettings, usedLabels: ReadonlySet<number>, cipher?: FileCipher): VectorIndex {
     const index = new HierarchicalNSW(settings.space, settings.dims);
     try {
-      index.readIndexSync(file, false);
+      if (cipher) readSealedIndex(index, file, cipher);
+      else index.readIndexSync(file, false);
     } catch (err) {
+      if (err instanceof CorruptStoreError) throw err;
       throw new CorruptStoreError(`cannot read vector index ${file}: ${(err as Error).message}`, file);
     }
     if (index.getNumDimensions() !== settings.dims) {
@@ -187,9 +191,43 @@ export class VectorIndex {
     return n;
   }
 
-  /** Writes the index to `file` and fsyncs it. */
-  write(file: string): void {
-    this.index.writeIndexSync(file);
-    fsyncFile(file);
+  /**
+   * Writes the index to `file` and fsyncs it. With a cipher, hnswlib writes to
+   * a RAM-backed (tmpfs) file, which is read, sealed into `file`, and removed:
+   * the index is never on disk in clear.
+   */
+  write(file: string, cipher?: FileCipher): void {
+    if (!cipher) {
+      this.index.writeIndexSync(file);
+      fsyncFile(file);
+      return;
+    }
+    const ram = cipher.ramPath(file);
+    try {
+      this.index.writeIndexSync(ram);
+      const sealed = cipher.seal(fs.readFileSync(ram), "hnsw");
+      const fd = fs.openSync(file, "w");
+      try {
+        writeAll(fd, sealed);
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+    } finally {
+      fs.rmSync(ram, { force: true });
+    }
+  }
+}
+
+/** Opens a sealed index file into a RAM-backed file for hnswlib to read, then removes it. */
+function readSealedIndex(index: Hnsw, file: string, cipher: FileCipher): void {
+  const plain = cipher.open(fs.readFileSync(file), "hnsw");
+  if (!plain) throw new CorruptStoreError(`vector index ${file} fails authentication (corrupt or tampered)`, file);
+  const ram = cipher.ramPath(file);
+  try {
+    fs.writeFileSync(ram, plain, { mode: 0o600 });
+    index.readIndexSync(ram, false);
+  } finally {
+    fs.rmSync(ram, { force: true });
   }
 }

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import zlib from "node:zlib";
 import { CorruptStoreError } from "../../errors.js";
+import type { FileCipher } from "./cipher.js";
 import { writeAll } from "./files.js";
 
 /** One change, as recorded in the log. */
@@ -49,13 +50,14 @@ export class WriteAheadLog {
     readonly file: string,
     fd: number,
     bytes: number,
+    private readonly cipher?: FileCipher,
   ) {
     this.fd = fd;
     this.bytes = bytes;
   }
 
   /** Opens (creating if needed) the log and returns the records it holds. */
-  static open(file: string): { log: WriteAheadLog; records: LogRecord[]; droppedTornTail: boolean } {
+  static open(file: string, cipher?: FileCipher): { log: WriteAheadLog; records: LogRecord[]; droppedTornTail: boolean } {
     const records: LogRecord[] = [];
     let keep = 0;
     let droppedTornTail = false;
@@ -72,10 +74,12 @@ export class WriteAheadLog {
         }
         const line = buf.toString("utf8", start, nl);
         const sp = line.indexOf(" ");
-        const json = line.slice(sp + 1);
-        if (sp !== 8 || crc(json) !== line.slice(0, 8)) {
+        const payload = line.slice(sp + 1);
+        if (sp !== 8 || crc(payload) !== line.slice(0, 8)) {
           throw new CorruptStoreError(`log ${file} is corrupt at line ${lineNo} (checksum mismatch)`, file);
         }
+        const json = cipher ? cipher.openLine(payload, "wal") : payload;
+        if (json === undefined) throw new CorruptStoreError(`log ${file} is corrupt at line ${lineNo} (fails authentication)`, file);
         try {
           records.push(JSON.parse(json) as LogRecord);
         } catch {
@@ -87,13 +91,14 @@ export class WriteAheadLog {
       if (droppedTornTail) fs.truncateSync(file, keep);
     }
     const fd = fs.openSync(file, "a");
-    return { log: new WriteAheadLog(file, fd, keep), records, droppedTornTail };
+    return { log: new WriteAheadLog(file, fd, keep, cipher), records, droppedTornTail };
   }
 
   /** Appends one record; durable against process death when this returns. */
   append(record: LogRecord, sync: boolean): void {
     const json = JSON.stringify(record);
-    const buf = Buffer.from(`${crc(json)} ${json}\n`);
+    const payload = this.cipher ? this.cipher.sealLine(json, "wal") : json;
+    const buf = Buffer.from(`${crc(payload)} ${payload}\n`);
     try {
       writeAll(this.fd, buf);
       if (sync) fs.fdatasyncSync(this.fd);

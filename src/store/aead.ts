@@ -1,0 +1,50 @@
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { EncryptionError, InvalidArgumentError } from "../errors.js";
+
+/** A 32-byte key: a Buffer, or a string of 64 hex or 44 base64 characters. */
+export type EncryptionKey = Buffer | Uint8Array | string;
+
+const ALGORITHM = "aes-256-gcm";
+
+/** Turns a key option into 32 bytes, or a named error. */
+export async function resolveKey(option: EncryptionKey | (() => EncryptionKey | Promise<EncryptionKey>)): Promise<Buffer> {
+  let raw: EncryptionKey;
+  try {
+    raw = typeof option === "function" ? await option() : option;
+  } catch (err) {
+    throw new EncryptionError(`the encryption key provider failed: ${(err as Error)?.message ?? String(err)}`);
+  }
+  let key: Buffer | undefined;
+  if (typeof raw === "string") {
+    if (/^[0-9a-fA-F]{64}$/.test(raw)) key = Buffer.from(raw, "hex");
+    else if (/^[A-Za-z0-9+/]{43}=?$/.test(raw)) key = Buffer.from(raw, "base64");
+  } else if (raw instanceof Uint8Array) {
+    key = Buffer.from(raw);
+  }
+  if (!key || key.length !== 32) {
+    throw new InvalidArgumentError("encryption.key must be 32 bytes: a Buffer, or 64 hex / 44 base64 characters (e.g. randomBytes(32))");
+  }
+  return key;
+}
+
+/** AES-256-GCM: `nonce(12) | ciphertext | tag(16)`, with `aad` authenticated. */
+export function aeadSeal(key: Buffer, plain: Buffer, aad: string): Buffer {
+  const nonce = randomBytes(12);
+  const c = createCipheriv(ALGORITHM, key, nonce);
+  c.setAAD(Buffer.from(aad));
+  const body = Buffer.concat([c.update(plain), c.final()]);
+  return Buffer.concat([nonce, body, c.getAuthTag()]);
+}
+
+/** Opens what {@link aeadSeal} sealed; `undefined` when it fails authentication. */
+export function aeadOpen(key: Buffer, sealed: Buffer, aad: string): Buffer | undefined {
+  if (sealed.length < 28) return undefined;
+  try {
+    const d = createDecipheriv(ALGORITHM, key, sealed.subarray(0, 12));
+    d.setAAD(Buffer.from(aad));
+    d.setAuthTag(sealed.subarray(sealed.length - 16));
+    return Buffer.concat([d.update(sealed.subarray(12, sealed.length - 16)), d.final()]);
+  } catch {
+    return undefined;
+  }
+}

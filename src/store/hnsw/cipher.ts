@@ -1,0 +1,131 @@
+import { createHash, randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { EncryptionError } from "../../errors.js";
+import { aeadOpen, aeadSeal, resolveKey, type EncryptionKey } from "../aead.js";
+
+export type { EncryptionKey };
+
+/** Encryption at rest for `HNSWStore`. */
+export interface EncryptionOptions {
+  /**
+   * The AES-256 key, or a function that returns it (a KMS call), called once
+   * at each open and at `rekey()`.
+   */
+  key: EncryptionKey | (() => EncryptionKey | Promise<EncryptionKey>);
+  /**
+   * Encrypt a plain directory in place at open (one compaction). Without it,
+   * opening a plain directory that holds data with a key is an error.
+   * @default false
+   */
+  migratePlaintext?: boolean;
+  /**
+   * A RAM-backed (tmpfs) directory where hnswlib's index file exists, in clear,
+   * for the moment it takes to write or read it. Must be tmpfs: checked at open.
+   * @default "/dev/shm"
+   */
+  ramDir?: string;
+}
+
+const TMPFS_MAGIC = 0x01021994;
+const ALGORITHM = "aes-256-gcm";
+const CHECK_TEXT = "langgraph-hnsw-memory key check";
+
+/** What the manifest records about encryption: never the key. */
+export interface EncryptionManifest {
+  algorithm: typeof ALGORITHM;
+  /** The check text sealed under the key: opening it proves the key is right. */
+  check: string;
+}
+
+/**
+ * AES-256-GCM for the store's files. Lines (log records, items, cache
+ * entries) are sealed one by one as base64 `nonce | ciphertext | tag`, so
+ * line framing, torn-tail detection and checksums work as in a plain store;
+ * whole files (the HNSW index) are sealed as one block. Each seal uses a fresh
+ * random 96-bit nonce; the file kind is authenticated data, so a sealed line
+ * cannot be moved into another kind of file.
+ */
+export class FileCipher {
+  private constructor(
+    private readonly key: Buffer,
+    readonly ramDir: string,
+  ) {}
+
+  static async create(options: EncryptionOptions): Promise<FileCipher> {
+    const key = await resolveKey(options.key);
+    const ramDir = options.ramDir ?? "/dev/shm";
+    let type: number;
+    try {
+      type = Number(fs.statfsSync(ramDir).type);
+    } catch (err) {
+      throw new EncryptionError(`encryption needs a RAM-backed tmpfs directory for hnswlib's index file; ${ramDir} is unusable: ${(err as Error).message}`);
+    }
+    if (type !== TMPFS_MAGIC) {
+      throw new EncryptionError(`encryption needs a RAM-backed tmpfs directory for hnswlib's index file; ${ramDir} is not tmpfs (set encryption.ramDir)`);
+    }
+    return new FileCipher(key, ramDir);
+  }
+
+  seal(plain: Buffer, kind: string): Buffer {
+    return aeadSeal(this.key, plain, kind);
+  }
+
+  /** Opens a sealed block; `undefined` when it fails authentication. */
+  open(sealed: Buffer, kind: string): Buffer | undefined {
+    return aeadOpen(this.key, sealed, kind);
+  }
+
+  sealLine(plain: string, kind: string): string {
+    return this.seal(Buffer.from(plain, "utf8"), kind).toString("base64");
+  }
+
+  /** Opens a sealed line; `undefined` when it is not one or fails authentication. */
+  openLine(sealed: string, kind: string): string | undefined {
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(sealed)) return undefined;
+    return this.open(Buffer.from(sealed, "base64"), kind)?.toString("utf8");
+  }
+
+  manifest(): EncryptionManifest {
+    return { algorithm: ALGORITHM, check: this.sealLine(CHECK_TEXT, "check") };
+  }
+
+  /** Throws `EncryptionError` unless this cipher's key opened `m.check`. */
+  verify(m: EncryptionManifest, dir: string): void {
+    if (m.algorithm !== ALGORITHM) throw new EncryptionError(`store directory ${dir} is encrypted with ${String(m.algorithm)}, which this version cannot read`);
+    if (this.openLine(m.check, "check") !== CHECK_TEXT) {
+      throw new EncryptionError(`wrong encryption key for store directory ${dir}: nothing was read or changed`);
+    }
+  }
+
+  /** A fresh path in the RAM directory for one hnswlib read or write. */
+  ramPath(dir: string): string {
+    const tag = createHash("sha256").update(path.resolve(dir)).digest("hex").slice(0, 12);
+    return path.join(this.ramDir, `lhm-${tag}-${process.pid}-${randomBytes(6).toString("hex")}.hnsw`);
+  }
+}
+
+/** Removes index files left in the RAM directory by dead processes (a crash between write and unlink). */
+export function removeStaleRamFiles(ramDir: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(ramDir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^lhm-[0-9a-f]{12}-(\d+)-[0-9a-f]{12}\.hnsw$/.exec(name);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    let alive = pid === process.pid;
+    if (!alive) {
+      try {
+        process.kill(pid, 0);
+        alive = true;
+      } catch (err) {
+        alive = (err as NodeJS.ErrnoException).code === "EPERM";
+      }
+    }
+    if (!alive) fs.rmSync(path.join(ramDir, name), { force: true });
+  }
+}
