@@ -41,3 +41,6 @@ export { CURSOR_NAMESPACE_ROOT } from "./extract/cursor.js";
 export { factKey } from "./extract/messages.js";
 export type { ExtractorLogger } from "./extract/model-call.js";
 export type { ExtractionFailure } from "./extract/scheduler.js";
+
+// Client of a memory server (also at the subpath `langgraph-hnsw-memory/remote`; the server itself is `langgraph-hnsw-memory/server`)
+export { RemoteStore, type RemoteStoreOptions } from "./store/remote/remote-store.js";
