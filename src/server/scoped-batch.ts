@@ -1,6 +1,7 @@
 import type { BaseStore, Item, ListNamespacesOperation, Operation, PutOperation, SearchItem, SearchOperation } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
 import { validateNamespace } from "../store/namespace.js";
+import { validateValue } from "../store/validate-value.js";
 import { itemToWire, operationKind, type WireResult } from "../store/remote/wire.js";
 import type { RequestScope } from "./scope.js";
 
@@ -25,6 +26,7 @@ export async function runScoped(store: BaseStore, scope: RequestScope, operation
       case "put": {
         const p = op as PutOperation;
         validateNamespace(p.namespace, { forWrite: p.value !== null });
+        if (p.value !== null) validateValue(p.value, `operation ${i} (put) at ${JSON.stringify(p.namespace)}/${p.key}`);
         return { ...p, namespace: scope.toStore(p.namespace) };
       }
       case "get": {

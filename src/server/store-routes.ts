@@ -15,7 +15,7 @@ const putBody = {
   properties: {
     namespace: labels,
     key: { type: "string" },
-    value: { type: "object" },
+    value: {}, // checked by validateValue, for a named InvalidValueError
     index: { anyOf: [{ type: "null" }, { const: false }, { type: "array", items: { type: "string" } }] },
     ttl: { type: ["number", "null"] },
   },
@@ -54,7 +54,7 @@ const wireOperation = {
     { if: { properties: { op: { const: "get" } } }, then: { required: ["namespace", "key"], additionalProperties: false, properties: { op: {}, namespace: labels, key: { type: "string" } } } },
     {
       if: { properties: { op: { const: "put" } } },
-      then: { required: ["namespace", "key", "value"], additionalProperties: false, properties: { ...putBody.properties, op: {}, value: nullableObject } },
+      then: { required: ["namespace", "key", "value"], additionalProperties: false, properties: { ...putBody.properties, op: {} } },
     },
     {
       if: { properties: { op: { const: "search" } } },
