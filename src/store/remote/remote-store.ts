@@ -1,4 +1,4 @@
-import { BaseStore, type Operation, type OperationResults } from "@langchain/langgraph-checkpoint";
+import { BaseStore, type Item, type Operation, type OperationResults, type SearchItem } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError, RemoteStoreError } from "../../errors.js";
 import { validateNamespace } from "../namespace.js";
 import { validateTtlMinutes } from "../ttl.js";
@@ -103,6 +103,28 @@ export class RemoteStore extends BaseStore {
           return r;
       }
     }) as OperationResults<Op>;
+  }
+
+  // The base class's get/search/delete check namespaces with LangGraph's rules
+  // (which refuse ':'); this package's rules (src/store/namespace.ts) apply instead.
+
+  override async get(namespace: string[], key: string): Promise<Item | null> {
+    validateNamespace(namespace);
+    return (await this.batch([{ namespace, key }]))[0];
+  }
+
+  override async search(
+    namespacePrefix: string[],
+    options: { filter?: Record<string, unknown>; limit?: number; offset?: number; query?: string } = {},
+  ): Promise<SearchItem[]> {
+    validateNamespace(namespacePrefix, { what: "namespace prefix" });
+    const { filter, limit = 10, offset = 0, query } = options;
+    return (await this.batch([{ namespacePrefix, filter, limit, offset, query }]))[0];
+  }
+
+  override async delete(namespace: string[], key: string): Promise<void> {
+    validateNamespace(namespace);
+    await this.batch([{ namespace, key, value: null }]);
   }
 
   /**
