@@ -5,7 +5,8 @@ import { createMemoryServer, type MemoryServerOptions } from "../../src/server/i
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
-export const API_KEY = "test-service-key-123";
+import { API_KEY } from "./keys.js";
+export { API_KEY };
 
 /**
  * TEST auth hook: `authorization: Bearer user:<id>` is end user <id>. A real
