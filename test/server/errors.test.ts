@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HNSWStore, InvalidArgumentError, InvalidNamespaceError, InvalidValueError, RemoteStore, StoreClosedError, StoreLockedError } from "../../src/index.js";
-import { createMemoryServer, isLoopback, startMemoryServer } from "../../src/server/index.js";
+import { createMemoryServer, isLoopback, scopeFor, startMemoryServer } from "../../src/server/index.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { tempDir } from "../helpers/temp-dir.js";
-import { API_KEY, call, startTestServer, type TestServer } from "./support.js";
+import { API_KEY, asUser, call, startTestServer, type TestServer } from "./support.js";
 
 let server: TestServer;
 const key = { "x-api-key": API_KEY };
@@ -179,4 +179,25 @@ describe("auth modes", () => {
       await open.close();
     }
   });
+
+  it("plugins are registered behind the auth hook and see the caller's scope and the store", async () => {
+    const plugin = async (app: import("fastify").FastifyInstance) => {
+      app.get("/inspector/whoami", async (request) => {
+        const scope = scopeFor(request);
+        const items = await app.memoryStore.search(scope.toStore([]), { limit: 100 });
+        return { kind: scope.kind, identity: scope.identity ?? null, items: items.length };
+      });
+    };
+    const withPlugin = await startTestServer({ server: { plugins: [plugin] } });
+    try {
+      await withPlugin.store.put(["users", "amy", "n"], "k", { text: "amy" });
+      await withPlugin.store.put(["users", "ben", "n"], "k", { text: "ben" });
+      expect((await call(withPlugin.url, "GET", "/inspector/whoami")).status).toBe(401);
+      expect((await call(withPlugin.url, "GET", "/inspector/whoami", undefined, asUser("amy"))).body).toEqual({ kind: "user", identity: "amy", items: 1 });
+      expect((await call(withPlugin.url, "GET", "/inspector/whoami", undefined, key)).body).toEqual({ kind: "service", identity: null, items: 2 });
+    } finally {
+      await withPlugin.close();
+    }
+  });
 });
+
