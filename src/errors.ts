@@ -99,3 +99,30 @@ export class AuditChainError extends MemoryError {}
  * cannot be done safely here. Nothing was changed.
  */
 export class EncryptionError extends MemoryError {}
+/** A server request carried no valid credentials (HTTP 401). */
+export class UnauthorizedError extends MemoryError {}
+
+/** An authenticated caller asked for something outside its scope (HTTP 403). */
+export class ForbiddenError extends MemoryError {}
+
+/** A memory or route that does not exist (HTTP 404). */
+export class NotFoundError extends MemoryError {}
+
+/** A request body larger than the server's `bodyLimit` (HTTP 413). */
+export class PayloadTooLargeError extends MemoryError {}
+
+/**
+ * A memory server answered with an error this client cannot map to one of
+ * the named classes above (or could not be reached).
+ */
+export class RemoteStoreError extends MemoryError {
+  constructor(
+    message: string,
+    /** The HTTP status, or 0 when the server could not be reached. */
+    readonly status: number,
+    /** The error name the server sent, when it sent one. */
+    readonly remoteName?: string,
+  ) {
+    super(message);
+  }
+}

@@ -51,3 +51,5 @@ export { HISTORY_NAMESPACE_ROOT, historyNamespace, listHistory, restoreVersion, 
 export { cleanup, erasePerson, runRetention, scheduleRetention, type CleanupOptions, type CleanupReport, type ErasePersonOptions, type ErasureReport, type RetentionRule, type RetentionScheduleOptions } from "./privacy/retention.js";
 export type { EncryptionOptions, EncryptionKey } from "./store/hnsw/cipher.js";
 export { EncryptedSerializer, type EncryptedSerializerOptions } from "./privacy/encrypted-serializer.js";
+// Client of a memory server (also at the subpath `langgraph-hnsw-memory/remote`; the server itself is `langgraph-hnsw-memory/server`)
+export { RemoteStore, type RemoteStoreOptions } from "./store/remote/remote-store.js";

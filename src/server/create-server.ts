@@ -1,0 +1,77 @@
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import Fastify, { type FastifyInstance } from "fastify";
+import { InvalidArgumentError } from "../errors.js";
+import { installAuth } from "./auth.js";
+import { installErrorHandling } from "./http-errors.js";
+import { registerMemoryRoutes } from "./memory-routes.js";
+import type { MemoryServerOptions } from "./options.js";
+import { registerStoreRoutes } from "./store-routes.js";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** The store this memory server serves (for plugins; confine calls with `scopeFor(request)`). */
+    memoryStore: BaseStore;
+  }
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value <= 0) throw new InvalidArgumentError(`${name} must be a positive integer, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+/**
+ * A Fastify app (not yet listening) that serves a store over HTTP:
+ * LangGraph's store API (`/store/items`, `/store/items/search`,
+ * `/store/namespaces`, as the official SDK calls them), `POST /store/batch`
+ * (for `RemoteStore`), the memory endpoints (`/v1/store/…`) and `GET /ok`.
+ *
+ * @example
+ * ```ts
+ * const app = createMemoryServer({ store: new HNSWStore({ path: "./memory", index }), apiKey: process.env.MEMORY_API_KEY });
+ * await app.listen({ host: "127.0.0.1", port: 8787 });
+ * ```
+ *
+ * Refuses to build without some way in: an `apiKey`, an `authenticate` hook,
+ * or `allowUnauthenticated: true` said explicitly.
+ */
+export function createMemoryServer(options: MemoryServerOptions): FastifyInstance {
+  if (!options?.store || typeof options.store.batch !== "function") throw new InvalidArgumentError("createMemoryServer needs a store (a BaseStore)");
+  if (!options.apiKey && !options.authenticate && options.allowUnauthenticated !== true) {
+    throw new InvalidArgumentError("createMemoryServer needs an apiKey, an authenticate hook, or allowUnauthenticated: true (loopback only)");
+  }
+  for (const key of Array.isArray(options.apiKey) ? options.apiKey : options.apiKey !== undefined ? [options.apiKey] : []) {
+    if (typeof key !== "string" || key.length < 8) throw new InvalidArgumentError("each apiKey must be a string of at least 8 characters");
+  }
+  const usersLabel = options.usersLabel ?? "users";
+  if (!usersLabel || usersLabel.includes(".") || usersLabel === "langgraph") {
+    throw new InvalidArgumentError(`usersLabel ${JSON.stringify(usersLabel)} is not a usable namespace label`);
+  }
+  const maxLimit = positiveInteger("maxLimit", options.maxLimit, 1000);
+  const maxBatchOperations = positiveInteger("maxBatchOperations", options.maxBatchOperations, 1000);
+
+  const app = Fastify({
+    logger: options.logger ?? { level: "info" },
+    bodyLimit: positiveInteger("bodyLimit", options.bodyLimit, 1024 * 1024),
+    requestTimeout: positiveInteger("requestTimeout", options.requestTimeout, 30_000),
+    // No type coercion (a label 1 stays a number and is refused) and no silent dropping of unknown fields.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+  });
+  app.decorate("memoryStore", options.store);
+  installErrorHandling(app);
+  installAuth(app, options);
+
+  app.get("/ok", { config: { public: true } }, async () => ({ ok: true }));
+  registerStoreRoutes(app, options.store, { maxLimit, maxBatchOperations });
+  registerMemoryRoutes(app, options.store, { usersLabel, maxLimit });
+  for (const plugin of options.plugins ?? []) app.register(plugin);
+
+  if (options.closeStore !== false) {
+    app.addHook("onClose", async () => {
+      const store = options.store as BaseStore & { close?: () => Promise<void> };
+      if (typeof store.close === "function") await store.close();
+      else await store.stop();
+    });
+  }
+  return app;
+}

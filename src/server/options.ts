@@ -1,0 +1,99 @@
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import type { FastifyPluginAsync, FastifyRequest, FastifyServerOptions } from "fastify";
+
+/** What an `authenticate` hook returns for an end user. */
+export interface AuthenticatedUser {
+  /** The user's id. Every namespace the user reaches lies under `[usersLabel, identity]`. */
+  identity: string;
+}
+
+/** Options for `createMemoryServer`. */
+export interface MemoryServerOptions {
+  /** The store to serve (usually an `HNSWStore`). */
+  store: BaseStore;
+  /**
+   * Key(s) of trusted services, sent in the `x-api-key` header (as
+   * LangGraph's SDK does). A matching key has access to every namespace.
+   * @default undefined (no API key accepted)
+   */
+  apiKey?: string | string[];
+  /**
+   * Recognises end users (a JWT, a session cookie, …). Return `{ identity }`
+   * or null when the request carries no credentials this hook knows. An
+   * end user only reaches namespaces under `[usersLabel, identity]`: the
+   * server prefixes every namespace the user sends with that root, and
+   * strips it from what it returns.
+   * @default undefined
+   */
+  authenticate?: (request: FastifyRequest) => Promise<AuthenticatedUser | null | undefined> | AuthenticatedUser | null | undefined;
+  /**
+   * Accept requests without credentials, from loopback addresses only.
+   * Without `apiKey` and `authenticate` such requests have full access (a
+   * local development server); with either, they are the end user
+   * `anonymous`.
+   * @default false
+   */
+  allowUnauthenticated?: boolean;
+  /**
+   * The first label of every user's namespace root.
+   * @default "users"
+   */
+  usersLabel?: string;
+  /**
+   * Largest request body, in bytes.
+   * @default 1048576 (1 MiB)
+   */
+  bodyLimit?: number;
+  /**
+   * Largest `limit` a search or list may ask for.
+   * @default 1000
+   */
+  maxLimit?: number;
+  /**
+   * Most operations in one `POST /store/batch`.
+   * @default 1000
+   */
+  maxBatchOperations?: number;
+  /**
+   * Milliseconds a client has to send a whole request (Fastify's `requestTimeout`).
+   * @default 30000
+   */
+  requestTimeout?: number;
+  /**
+   * Fastify's logger (pino): `false` for none, `true` or pino options for a
+   * structured request log.
+   * @default { level: "info" }
+   */
+  logger?: FastifyServerOptions["logger"];
+  /**
+   * Fastify plugins registered after the auth hook (so it applies to them);
+   * they can call `scopeFor(request)` and use `app.memoryStore`.
+   * @default []
+   */
+  plugins?: FastifyPluginAsync[];
+  /**
+   * Close the store when the server closes.
+   * @default true
+   */
+  closeStore?: boolean;
+}
+
+/** Options for `startMemoryServer`. */
+export interface StartMemoryServerOptions extends MemoryServerOptions {
+  /**
+   * Address to listen on. Without auth (`allowUnauthenticated` alone) it must be a loopback address.
+   * @default "127.0.0.1"
+   */
+  host?: string;
+  /**
+   * Port; 0 picks a free one.
+   * @default 8787
+   */
+  port?: number;
+  /**
+   * Close gracefully on SIGTERM and SIGINT (stop accepting, finish in-flight
+   * requests, close the store), then exit the process.
+   * @default true
+   */
+  handleSignals?: boolean;
+}

@@ -1,0 +1,1 @@
+export const API_KEY = "test-service-key-123";
