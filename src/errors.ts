@@ -99,6 +99,7 @@ export class AuditChainError extends MemoryError {}
  * cannot be done safely here. Nothing was changed.
  */
 export class EncryptionError extends MemoryError {}
+
 /** A server request carried no valid credentials (HTTP 401). */
 export class UnauthorizedError extends MemoryError {}
 
