@@ -40,16 +40,6 @@ export {
 export { DEFAULT_EXTRACTION_PROMPT, FACTS_FORMAT_PROMPT, CONSOLIDATION_PROMPT, DEFAULT_PROFILE_PROMPT, PROFILE_FORMAT_PROMPT } from "./extract/prompts.js";
 export { CURSOR_NAMESPACE_ROOT } from "./extract/cursor.js";
 export { MAX_REPLY_CHARS } from "./extract/parse.js";
-export {
-  HISTORY_NAMESPACE_ROOT,
-  historyNamespace,
-  recordVersion,
-  history,
-  restore,
-  eraseHistory,
-  type MemoryVersion,
-  type VersionMeta,
-} from "./store/history.js";
 export { factKey } from "./extract/messages.js";
 export type { ExtractorLogger } from "./extract/model-call.js";
 export type { ExtractionFailure } from "./extract/scheduler.js";

@@ -1,5 +1,6 @@
-import type { BaseStore } from "@langchain/langgraph-checkpoint";
-import { recordVersion } from "../store/history.js";
+import type { BaseStore, Item, Operation, PutOperation } from "@langchain/langgraph-checkpoint";
+import { currentActor, runAsActor } from "../privacy/actor.js";
+import { versionPut } from "../privacy/history.js";
 import type { WriteOp } from "./consolidate.js";
 import type { ExtractorLogger } from "./model-call.js";
 
@@ -71,30 +72,40 @@ export interface ApplyWritesOptions {
   /** Time to live of written memories, in minutes. */
   ttl?: number;
   threadId?: string;
-  /** Record the previous value of every memory updated or deleted (see `recordVersion`). */
+  /** Record the previous version of every memory updated or deleted (see `listHistory`). */
   keepHistory: boolean;
 }
 
 /**
- * Applies planned writes in order. Before a memory is replaced or deleted,
- * its value is recorded in the history namespace (when `keepHistory`), so
- * nothing the extractor does is irreversible.
+ * True for a store that already records versions of every update and delete
+ * itself (a `ProtectedStore` with `history: true`), so the extractor must not
+ * record them a second time.
+ */
+function storeKeepsHistory(store: BaseStore): boolean {
+  const s = store as { inner?: unknown; options?: { history?: unknown } };
+  return s.inner !== undefined && s.options?.history === true;
+}
+
+/**
+ * Applies planned writes in order, attributed to the `"extractor"` actor.
+ * With `keepHistory`, each memory replaced or deleted is first recorded as a
+ * version in `["memory_history", ...namespace]` (the format of `listHistory`
+ * and `restoreVersion`), in the same batch as the change, so nothing the
+ * extractor does is irreversible.
  */
 export async function applyWrites(store: BaseStore, namespace: readonly string[], ops: readonly WriteOp[], options: ApplyWritesOptions, result: SaveResult): Promise<void> {
-  const ns = [...namespace];
+  const record = options.keepHistory && !storeKeepsHistory(store);
+  await runAsActor({ source: "extractor" }, () => applyAll(store, [...namespace], ops, options, record, result));
+}
+
+async function applyAll(store: BaseStore, ns: string[], ops: readonly WriteOp[], options: ApplyWritesOptions, record: boolean, result: SaveResult): Promise<void> {
   const deletedKeys = new Set<string>();
-  const at = new Date();
-  const remember = async (key: string, change: "update" | "delete", details: Record<string, unknown>) => {
-    if (!options.keepHistory) return;
-    const current = await store.get(ns, key);
-    if (!current) return;
-    if (options.threadId) details.thread = options.threadId;
-    await recordVersion(store, ns, key, current.value, { source: "extractor", change, at, details });
-  };
+  const identity = currentActor()?.identity;
+  const version = (previous: Item, op: "update" | "delete"): Operation => versionPut(previous, { op, source: "extractor", identity });
   for (const op of ops) {
     if (op.kind === "delete") {
-      await remember(op.key, "delete", {});
-      await store.delete(ns, op.key);
+      const previous = record ? await store.get(ns, op.key) : null;
+      await store.batch([...(previous ? [version(previous, "delete")] : []), { namespace: ns, key: op.key, value: null }]);
       deletedKeys.add(op.key);
       result.deleted.push({ key: op.key, text: op.text });
       continue;
@@ -109,15 +120,16 @@ export async function applyWrites(store: BaseStore, namespace: readonly string[]
       previousKey = op.key;
       previousText = String((same.value as { text?: unknown }).text ?? "");
     }
-    // The memory overwritten in place, and the one this update replaces.
-    if (same && !sameMemory(same.value, value)) await remember(op.key, "update", {});
     const replaces = previousKey !== undefined && previousKey !== op.key && !deletedKeys.has(previousKey);
-    if (replaces) await remember(previousKey!, "update", { replacedBy: op.key });
-    await put(store, ns, op.key, value, options.ttl);
-    if (replaces) {
-      await store.delete(ns, previousKey!);
-      deletedKeys.add(previousKey!);
-    }
+    const batch: Operation[] = [];
+    // The memory overwritten in place (unless only its thread changed), and the one this update replaces.
+    if (record && same && !sameMemory(same.value, value)) batch.push(version(same, "update"));
+    const replaced = replaces && record ? await store.get(ns, previousKey!) : null;
+    if (replaced) batch.push(version(replaced, "update"));
+    batch.push(putOp(ns, op.key, value, options.ttl));
+    if (replaces) batch.push({ namespace: ns, key: previousKey!, value: null });
+    await store.batch(batch);
+    if (replaces) deletedKeys.add(previousKey!);
     deletedKeys.delete(op.key);
     const saved: SavedMemory = { key: op.key, text: op.text };
     if (previousKey !== undefined) result.updated.push({ ...saved, previousKey, previousText });
@@ -130,8 +142,9 @@ function sameMemory(stored: Record<string, unknown>, next: ExtractedMemoryValue)
   return stored.text === next.text && JSON.stringify(stored.profile) === JSON.stringify(next.profile);
 }
 
-async function put(store: BaseStore, namespace: string[], key: string, value: ExtractedMemoryValue, ttl?: number): Promise<void> {
-  if (ttl === undefined) await store.put(namespace, key, value);
-  // The base PutOperation has no ttl field yet; stores that support expiry read it from the operation.
-  else await store.batch([{ namespace, key, value, ttl } as unknown as { namespace: string[]; key: string; value: Record<string, unknown> }]);
+/** A put; `ttl` (minutes) rides on the operation for stores that read it (the base PutOperation has no ttl field yet). */
+function putOp(namespace: string[], key: string, value: ExtractedMemoryValue, ttl?: number): PutOperation {
+  const op: PutOperation & { ttl?: number } = { namespace, key, value };
+  if (ttl !== undefined) op.ttl = ttl;
+  return op;
 }

@@ -8,7 +8,7 @@ import { cursorNamespace } from "../../src/extract/cursor.js";
 import { parseDecisionsReply } from "../../src/extract/consolidate.js";
 import { MAX_REPLY_CHARS, parseFacts, parseJsonFromReply } from "../../src/extract/parse.js";
 import { parseProfileReply } from "../../src/extract/profile.js";
-import { history, historyNamespace, restore } from "../../src/store/history.js";
+import { historyNamespace, listHistory, restoreVersion } from "../../src/privacy/history.js";
 import { HNSWStore, InvalidArgumentError } from "../../src/index.js";
 import { ScriptedChatModel, type ScriptedTurn } from "../helpers/scripted-chat-model.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
@@ -53,18 +53,17 @@ describe("bounded changes per extraction, each one reversible", () => {
     expect(now.filter((t) => FIVE.includes(t))).toHaveLength(2);
     expect(now).toHaveLength(7);
     expect(logger.warnings.join("\n")).toMatch(/over maxChangesPerRun \(3\); 2 update\(s\) were stored as new memories/);
-    // Every replaced memory's previous value is kept, and can be put back.
+    // Every replaced memory's previous value is kept (listHistory's format), and can be put back.
     for (const u of r.updated) {
-      const versions = await history(store, NS, u.previousKey!);
+      const versions = await listHistory(store, NS, u.previousKey!);
       expect(versions).toHaveLength(1);
-      expect(versions[0]).toMatchObject({ key: u.previousKey, value: { text: u.previousText, source: "extractor" }, source: "extractor", change: "update" });
-      expect(versions[0].details).toMatchObject({ replacedBy: u.key });
-      await restore(store, NS, u.previousKey!);
+      expect(versions[0]).toMatchObject({ key: u.previousKey, value: { text: u.previousText, source: "extractor" }, source: "extractor", op: "update" });
+      await restoreVersion(store, NS, u.previousKey!, versions[0].version);
     }
     expect((await texts(store)).filter((t) => FIVE.includes(t)).sort()).toEqual([...FIVE].sort());
     // History lives outside the user's prefix: recall never sees it.
     expect((await store.search(NS, { limit: 50 })).every((i) => i.namespace.length === NS.length)).toBe(true);
-    expect((await store.search(historyNamespace(NS), { limit: 50 })).length).toBe(6); // 3 updates + 3 restores
+    expect(await store.search(historyNamespace(NS), { limit: 50 })).toHaveLength(3);
   });
 
   it("deletes are capped too (enableDeletes), and a deleted memory can be restored", async () => {
@@ -74,8 +73,9 @@ describe("bounded changes per extraction, each one reversible", () => {
     expect(r.deleted).toHaveLength(2);
     expect((await texts(store)).filter((t) => FIVE.includes(t))).toHaveLength(3);
     const gone = r.deleted[0];
-    expect((await history(store, NS, gone.key))[0]).toMatchObject({ change: "delete", value: { text: gone.text } });
-    await restore(store, NS, gone.key);
+    const [version] = await listHistory(store, NS, gone.key);
+    expect(version).toMatchObject({ op: "delete", source: "extractor", value: { text: gone.text } });
+    await restoreVersion(store, NS, gone.key, version.version);
     expect((await store.get(NS, gone.key))?.value.text).toBe(gone.text);
   });
 
@@ -93,7 +93,7 @@ describe("bounded changes per extraction, each one reversible", () => {
     const { extractor, store } = setup(['{"profile": {"city": "Berlin"}}', '{"profile": {"city": "Lisbon"}}'], { mode: "profile" });
     await extractor.save(store, say("I live in Berlin"), NS);
     await extractor.save(store, say("I moved to Lisbon"), NS);
-    const versions = await history(store, NS, "profile");
+    const versions = await listHistory(store, NS, "profile");
     expect(versions).toHaveLength(1);
     expect(versions[0].value).toMatchObject({ profile: { city: "Berlin" } });
   });
