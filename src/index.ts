@@ -5,6 +5,7 @@ export * from "./errors.js";
 export { HNSWStore } from "./store/hnsw/hnsw-store.js";
 export type { HNSWStoreOptions, HnswOptions, HNSWPutOperation, StoreStats } from "./store/hnsw/options.js";
 export type { TTLConfig } from "./store/ttl.js";
+export { MAX_VALUE_DEPTH } from "./store/validate-value.js";
 export type { RetrievalMode } from "./store/hnsw/search.js";
 export type { ReindexOptions } from "./store/hnsw/reindex.js";
 
@@ -38,6 +39,7 @@ export {
 } from "./extract/extractor.js";
 export { DEFAULT_EXTRACTION_PROMPT, FACTS_FORMAT_PROMPT, CONSOLIDATION_PROMPT, DEFAULT_PROFILE_PROMPT, PROFILE_FORMAT_PROMPT } from "./extract/prompts.js";
 export { CURSOR_NAMESPACE_ROOT } from "./extract/cursor.js";
+export { MAX_REPLY_CHARS } from "./extract/parse.js";
 export { factKey } from "./extract/messages.js";
 export type { ExtractorLogger } from "./extract/model-call.js";
 export type { ExtractionFailure } from "./extract/scheduler.js";

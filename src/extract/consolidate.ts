@@ -116,8 +116,8 @@ export function readDecisions(value: unknown, factCount: number): Decision[] | u
 }
 
 /** Parses decisions from a plain-text reply. */
-export function parseDecisionsReply(reply: string, factCount: number): Decision[] | undefined {
-  return readDecisions(parseJsonFromReply(reply, "array"), factCount);
+export function parseDecisionsReply(reply: string, factCount: number, maxChars?: number): Decision[] | undefined {
+  return readDecisions(parseJsonFromReply(reply, "array", maxChars), factCount);
 }
 
 /**

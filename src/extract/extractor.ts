@@ -2,9 +2,10 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { z } from "zod";
 import { InvalidArgumentError } from "../errors.js";
+import type { MemoryExtractorOptions } from "./options.js";
 import { DEFAULT_EXTRACTION_PROMPT, FACTS_FORMAT_PROMPT, PROFILE_FORMAT_PROMPT } from "./prompts.js";
 import { cleanFacts, looksSecret, parseFacts, asList, itemText } from "./parse.js";
-import { factKey, normaliseFact, renderTranscript, toPlainMessages, type ConversationMessage, type PlainMessage } from "./messages.js";
+import { factKey, normaliseFact, renderTranscript, toPlainMessages, type ConversationMessage } from "./messages.js";
 import { callModel, supportsStructuredOutput, type ExtractorLogger } from "./model-call.js";
 import { readCursor, unreadFrom, writeCursor } from "./cursor.js";
 import {
@@ -19,64 +20,13 @@ import {
 } from "./consolidate.js";
 import { ProfileSchema, mergeProfile, parseProfileReply, profilePrompt, readProfile, renderProfile, type Profile } from "./profile.js";
 import { underlyingStore } from "../scope/resolve-store.js";
-import { runAsActor } from "../privacy/actor.js";
-import { DebouncedScheduler, withRetry, type ExtractionFailure } from "./scheduler.js";
+import { DebouncedScheduler, isRetryable, plural, isStoreClosed, storeClosedMessage, withRetry, type ExtractionFailure } from "./scheduler.js";
+import { applyWrites, capChanges, type SaveResult } from "./apply-writes.js";
+import { MAX_REPLY_CHARS } from "./parse.js";
 
-/** Options of {@link MemoryExtractor}. */
-export interface MemoryExtractorOptions {
-  /** The chat model that reads conversations. */
-  model: BaseChatModel;
-  /**
-   * Instructions for the model: what to extract (facts mode) or how to keep
-   * the profile (profile mode).
-   * @default DEFAULT_EXTRACTION_PROMPT, or DEFAULT_PROFILE_PROMPT in profile mode
-   */
-  instructions?: string;
-  /**
-   * `"facts"`: one memory per fact, under a key hashed from its text.
-   * `"profile"`: one profile document per namespace under `profileKey`.
-   * @default "facts"
-   */
-  mode?: "facts" | "profile";
-  /** Let the consolidation call replace an existing memory with a new text. @default true */
-  enableUpdates?: boolean;
-  /** Let the consolidation call delete an existing memory. @default false */
-  enableDeletes?: boolean;
-  /**
-   * Ask through `model.withStructuredOutput` (zod) instead of parsing JSON
-   * from text.
-   * @default true when the model's class overrides withStructuredOutput (ChatOpenAI, ChatAnthropic…), else false
-   */
-  structuredOutput?: boolean;
-  /** Existing memories fetched per new fact for consolidation. @default 3 */
-  neighbours?: number;
-  /** Without consolidation, a neighbour with cosine ≥ this is replaced instead of adding a near-copy. @default 0.95 */
-  duplicateThreshold?: number;
-  /** Key of the profile document in profile mode. @default "profile" */
-  profileKey?: string;
-  /** Attempts per extraction (first try included) before it is logged as failed. @default 3 */
-  maxAttempts?: number;
-  /** Delay before the first retry; doubles after each. @default 1 */
-  retryDelaySeconds?: number;
-  /** Where warnings (unparseable replies) and errors (failed extractions) go. @default console */
-  logger?: ExtractorLogger;
-}
+export type { ExtractedMemoryValue, SavedMemory, SaveResult } from "./apply-writes.js";
 
-/** A memory written, updated or deleted by {@link MemoryExtractor.save}. */
-export interface SavedMemory {
-  key: string;
-  text: string;
-  /** For updates: the key and text that were replaced (the same key when updated in place). */
-  previousKey?: string;
-  previousText?: string;
-}
-
-/** What {@link MemoryExtractor.save} changed. */
-export interface SaveResult {
-  added: SavedMemory[];
-  updated: SavedMemory[];
-  deleted: SavedMemory[];
-}
+export type { MemoryExtractorOptions } from "./options.js";
 
 /** Options of {@link MemoryExtractor.save}. */
 export interface SaveOptions {
@@ -84,15 +34,6 @@ export interface SaveOptions {
   ttl?: number;
   /** The thread the messages come from: recorded on each memory and used for the incremental cursor. */
   threadId?: string;
-}
-
-/** The value stored for each extracted memory. */
-export interface ExtractedMemoryValue {
-  text: string;
-  source: "extractor";
-  thread?: string;
-  profile?: Profile;
-  [field: string]: unknown;
 }
 
 const FactsSchema = z.object({ facts: z.array(z.string()).describe("durable facts about the user, one short sentence each") });
@@ -123,6 +64,11 @@ export class MemoryExtractor {
   private readonly logger: ExtractorLogger;
   private readonly scheduler: DebouncedScheduler<SaveResult>;
   private readonly storeIds = new WeakMap<BaseStore, number>();
+  readonly maxChangesPerRun: number;
+  readonly maxFactsPerRun: number;
+  readonly maxReplyChars: number;
+  readonly keepHistory: boolean;
+  readonly onError: "log" | "throw";
 
   constructor(options: MemoryExtractorOptions) {
     const o = options ?? ({} as MemoryExtractorOptions);
@@ -159,10 +105,18 @@ export class MemoryExtractor {
     this.maxAttempts = int("maxAttempts", o.maxAttempts, 3, 1);
     this.retryDelayMs = num("retryDelaySeconds", o.retryDelaySeconds, 1, 0, 3600) * 1000;
     this.logger = o.logger ?? console;
+    this.maxChangesPerRun = int("maxChangesPerRun", o.maxChangesPerRun, 3, 0);
+    this.maxFactsPerRun = int("maxFactsPerRun", o.maxFactsPerRun, 20, 1);
+    this.maxReplyChars = int("maxReplyChars", o.maxReplyChars, MAX_REPLY_CHARS, 1);
+    this.keepHistory = o.keepHistory ?? true;
+    if (o.onError !== undefined && o.onError !== "log" && o.onError !== "throw") {
+      throw new InvalidArgumentError(`MemoryExtractor onError must be "log" or "throw", got ${JSON.stringify(o.onError)}`);
+    }
+    this.onError = o.onError ?? "log";
     this.scheduler = new DebouncedScheduler({ attempts: this.maxAttempts, retryDelayMs: this.retryDelayMs, logger: this.logger });
   }
 
-  /** Background extractions that failed after every retry (also logged). */
+  /** Extractions (background, or inline with `onError: "log"`) that failed after every retry (also logged); the newest 100. */
   get failures(): readonly ExtractionFailure[] {
     return this.scheduler.failures;
   }
@@ -191,6 +145,35 @@ export class MemoryExtractor {
     return this.saveWith(underlyingStore(store), messages, namespace, options, this.maxAttempts);
   }
 
+  /**
+   * {@link save} as housekeeping inside a user's turn (what `writeMemory`
+   * does with `debounceSeconds: 0`). Bad arguments throw at once. A failure
+   * after the retries follows `onError`: with `"log"` (the default) it is
+   * logged, recorded in {@link failures}, and `undefined` is returned, so the
+   * turn succeeds and the messages are read again on the thread's next turn;
+   * with `"throw"` it rejects.
+   */
+  async saveInline(store: BaseStore, messages: readonly ConversationMessage[], namespace: readonly string[], options: SaveOptions = {}): Promise<SaveResult | undefined> {
+    store = underlyingStore(store);
+    validateSaveArgs(store, messages, namespace, options);
+    try {
+      return await this.saveWith(store, messages, namespace, options, this.maxAttempts);
+    } catch (error) {
+      if (this.onError === "throw") throw error;
+      const what = `the extraction for ${JSON.stringify(namespace)} thread ${JSON.stringify(options.threadId ?? null)}`;
+      const attempts = isRetryable(error) ? this.maxAttempts : 1;
+      this.scheduler.recordFailure(what, error, attempts);
+      if (isStoreClosed(error)) this.logger.error(storeClosedMessage(what));
+      else
+        this.logger.error(
+          `memory extractor: ${what} failed after ${plural(attempts, "attempt")}; the turn goes on, and its messages stay unread and will be read on the thread's next turn ` +
+            '(set onError: "throw" to fail the turn instead)',
+          error,
+        );
+      return undefined;
+    }
+  }
+
   private async saveWith(
     store: BaseStore,
     messages: readonly ConversationMessage[],
@@ -212,7 +195,8 @@ export class MemoryExtractor {
       // An unusable reply (already warned about) leaves the cursor where it
       // was, so that the next run reads these messages again.
       if (ops === undefined) return result;
-      await this.apply(store, namespace, ops, options, result);
+      const bounded = capChanges(ops, this.maxChangesPerRun, this.logger);
+      await applyWrites(store, namespace, bounded, { ttl: options.ttl, threadId: options.threadId, keepHistory: this.keepHistory }, result);
     }
     if (threadId) await writeCursor(store, namespace, threadId, plain);
     return result;
@@ -279,13 +263,18 @@ export class MemoryExtractor {
         const list = asList(v);
         return list ? list.map(itemText).filter((t): t is string => t !== undefined) : undefined;
       },
-      fromText: parseFacts,
+      fromText: (reply) => parseFacts(reply, this.maxReplyChars),
+      maxReplyChars: this.maxReplyChars,
       logger: this.logger,
       what: "facts",
     });
     if (facts === undefined) return undefined;
     const { facts: clean, dropped } = cleanFacts(facts, normaliseFact);
     if (dropped.length > 0) this.logger.warn(`memory extractor: dropped ${dropped.length} fact(s) that look like secrets or are too long`);
+    if (clean.length > this.maxFactsPerRun) {
+      this.logger.warn(`memory extractor: the model returned ${clean.length} facts; kept the first ${this.maxFactsPerRun} (maxFactsPerRun)`);
+      return clean.slice(0, this.maxFactsPerRun);
+    }
     return clean;
   }
 
@@ -297,7 +286,8 @@ export class MemoryExtractor {
       structured: this.structuredOutput,
       schema: ProfileSchema,
       fromStructured: readProfile,
-      fromText: parseProfileReply,
+      fromText: (reply) => parseProfileReply(reply, this.maxReplyChars),
+      maxReplyChars: this.maxReplyChars,
       logger: this.logger,
       what: "profile",
     });
@@ -328,7 +318,8 @@ export class MemoryExtractor {
         structured: this.structuredOutput,
         schema: DecisionsSchema,
         fromStructured: (v) => readDecisions(v, facts.length),
-        fromText: (reply) => parseDecisionsReply(reply, facts.length),
+        fromText: (reply) => parseDecisionsReply(reply, facts.length, this.maxReplyChars),
+        maxReplyChars: this.maxReplyChars,
         logger: this.logger,
         what: "consolidation",
       });
@@ -363,46 +354,6 @@ export class MemoryExtractor {
     const previousText = existing ? String((existing.value as { text?: unknown }).text ?? "") : undefined;
     const previousKey = existing ? this.profileKey : undefined;
     return [{ kind: "put", key: this.profileKey, text: renderProfile(merged), profile: merged, previousKey, previousText }];
-  }
-
-  private async apply(store: BaseStore, namespace: readonly string[], ops: readonly WriteOp[], options: SaveOptions, result: SaveResult): Promise<void> {
-    const ns = [...namespace];
-    const deletedKeys = new Set<string>();
-    for (const op of ops) {
-      if (op.kind === "delete") {
-        await runAsActor({ source: "extractor" }, () => store.delete(ns, op.key));
-        deletedKeys.add(op.key);
-        result.deleted.push({ key: op.key, text: op.text });
-        continue;
-      }
-      const value: ExtractedMemoryValue = { text: op.text, source: "extractor" };
-      if (options.threadId) value.thread = options.threadId;
-      if (op.profile) value.profile = op.profile;
-      let previousKey = op.previousKey;
-      let previousText = op.previousText;
-      if (previousKey === undefined) {
-        const same = await store.get(ns, op.key);
-        if (same) {
-          previousKey = op.key;
-          previousText = String((same.value as { text?: unknown }).text ?? "");
-        }
-      }
-      await this.put(store, ns, op.key, value, options.ttl);
-      if (previousKey !== undefined && previousKey !== op.key && !deletedKeys.has(previousKey)) {
-        await runAsActor({ source: "extractor" }, () => store.delete(ns, previousKey));
-        deletedKeys.add(previousKey);
-      }
-      deletedKeys.delete(op.key);
-      const saved: SavedMemory = { key: op.key, text: op.text };
-      if (previousKey !== undefined) result.updated.push({ ...saved, previousKey, previousText });
-      else result.added.push(saved);
-    }
-  }
-
-  private async put(store: BaseStore, namespace: string[], key: string, value: ExtractedMemoryValue, ttl?: number): Promise<void> {
-    if (ttl === undefined) await store.put(namespace, key, value);
-    // The base PutOperation has no ttl field yet; stores that support expiry read it from the operation.
-    else await store.batch([{ namespace, key, value, ttl } as unknown as { namespace: string[]; key: string; value: Record<string, unknown> }]);
   }
 }
 

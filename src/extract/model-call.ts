@@ -46,6 +46,8 @@ export async function callModel<T>(args: {
   fromText: (reply: string) => T | undefined;
   logger: ExtractorLogger;
   what: string;
+  /** Longer text replies are not parsed (warned about, nothing stored). */
+  maxReplyChars?: number;
 }): Promise<T | undefined> {
   const { model, prompt, logger, what } = args;
   if (args.structured) {
@@ -58,6 +60,10 @@ export async function callModel<T>(args: {
   }
   const reply = await model.invoke(toMessages({ system: `${prompt.system}\n\n${args.formatHint}`, user: prompt.user }));
   const text = contentText(reply.content);
+  if (args.maxReplyChars !== undefined && text.length > args.maxReplyChars) {
+    logger.warn(`memory extractor: the model's ${what} reply is ${text.length} characters, over maxReplyChars (${args.maxReplyChars}); nothing stored`);
+    return undefined;
+  }
   const parsed = args.fromText(text);
   if (parsed === undefined) {
     logger.warn(`memory extractor: could not parse the model's ${what} reply as JSON; nothing stored. Reply began: ${JSON.stringify(text.slice(0, 200))}`);

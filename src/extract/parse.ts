@@ -5,74 +5,162 @@
  * so that the caller can log a warning and store nothing.
  */
 
-/** Removes `<think>…</think>` (and `<thinking>`) blocks and any reasoning before a stray closing tag. */
+/**
+ * Replies longer than this many characters are not parsed (a reply of facts
+ * is a few thousand characters; a huge one is a runaway or an attack).
+ */
+export const MAX_REPLY_CHARS = 100_000;
+
+const REASONING_TAGS = ["think", "thinking", "reasoning"] as const;
+
+/**
+ * Removes `<think>…</think>` (and `<thinking>`, `<reasoning>`) blocks, any
+ * reasoning before a stray closing tag, and an opening tag never closed (the
+ * model ran out of tokens while reasoning) with everything after it. Linear
+ * in the length of the text.
+ */
 export function stripReasoning(text: string): string {
-  let out = text.replace(/<(think|thinking|reasoning)>[\s\S]*?<\/\1>/gi, "");
+  const lower = text.toLowerCase();
+  // Next position of each opening tag at or after the cursor (recomputed only when passed).
+  const next = new Map<string, number>(REASONING_TAGS.map((t) => [t, lower.indexOf(`<${t}>`)]));
+  let out = "";
+  let i = 0;
+  while (i < text.length) {
+    let tag: string | undefined;
+    let at = -1;
+    for (const t of REASONING_TAGS) {
+      let p = next.get(t)!;
+      if (p >= 0 && p < i) next.set(t, (p = lower.indexOf(`<${t}>`, i)));
+      if (p >= 0 && (at < 0 || p < at)) [tag, at] = [t, p];
+    }
+    if (tag === undefined) {
+      out += text.slice(i);
+      break;
+    }
+    out += text.slice(i, at);
+    const close = lower.indexOf(`</${tag}>`, at + tag.length + 2);
+    if (close < 0) break; // never closed: drop the rest
+    i = close + tag.length + 3;
+  }
   const stray = out.search(/<\/(think|thinking|reasoning)>/i);
   if (stray >= 0) out = out.slice(out.indexOf(">", stray) + 1);
-  // An opening tag never closed: the model ran out of tokens while reasoning.
-  out = out.replace(/<(think|thinking|reasoning)>[\s\S]*$/i, "");
   return out.trim();
 }
 
-/** Finds the first balanced JSON array or object starting at or after `from`. */
-function balancedSlice(text: string, open: "[" | "{", from = 0): string | undefined {
-  const close = open === "[" ? "]" : "}";
-  for (let start = text.indexOf(open, from); start >= 0; start = text.indexOf(open, start + 1)) {
-    let depth = 0;
-    let inString = false;
-    for (let i = start; i < text.length; i++) {
-      const c = text[i];
-      if (inString) {
-        if (c === "\\") i++;
-        else if (c === '"') inString = false;
-        continue;
-      }
-      if (c === '"') inString = true;
-      else if (c === "[" || c === "{") depth++;
-      else if (c === "]" || c === "}") {
-        depth--;
-        if (depth === 0) {
-          if (c !== close) break;
-          const candidate = text.slice(start, i + 1);
-          try {
-            JSON.parse(candidate);
-            return candidate;
-          } catch {
-            break;
-          }
-        }
+/** The contents of the first `limit` ``` fenced blocks, found in one pass. */
+function fencedBlocks(text: string, limit: number): string[] {
+  const out: string[] = [];
+  for (let open = text.indexOf("```"); open >= 0 && out.length < limit; ) {
+    const close = text.indexOf("```", open + 3);
+    if (close < 0) break;
+    // Drop the language tag (```json) on the opening line.
+    const body = text.slice(open + 3, close).replace(/^[a-zA-Z0-9_-]*[ \t]*\r?\n?/, "");
+    out.push(body.trim());
+    open = text.indexOf("```", close + 3);
+  }
+  return out;
+}
+
+/**
+ * Every balanced `[…]` / `{…}` span outside strings, from `from` on, in order
+ * of its start, found in one pass with a stack; and the first span that never
+ * closed (or -1). String state is tracked only inside a span, so quotes in
+ * prose don't hide what follows. A mismatched closer breaks every span still
+ * open.
+ */
+function balancedSpans(text: string, from: number): { spans: [number, number][]; firstBroken: number } {
+  const ends = new Int32Array(text.length - from).fill(-1);
+  const starts: number[] = [];
+  const stack: number[] = [];
+  let inString = false;
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* backslash */) i++;
+      else if (c === 34 /* " */) inString = false;
+      continue;
+    }
+    if (c === 34 && stack.length > 0) inString = true;
+    else if (c === 91 /* [ */ || c === 123 /* { */) {
+      stack.push(i);
+      starts.push(i);
+    } else if ((c === 93 /* ] */ || c === 125) /* } */ && stack.length > 0) {
+      const open = stack.pop()!;
+      if ((text.charCodeAt(open) === 91) === (c === 93)) ends[open - from] = i;
+      else stack.length = 0;
+    }
+  }
+  const spans: [number, number][] = [];
+  let firstBroken = -1;
+  for (const s of starts) {
+    if (ends[s - from] >= 0) spans.push([s, ends[s - from]]);
+    else if (firstBroken < 0) firstBroken = s;
+  }
+  return { spans, firstBroken };
+}
+
+/** True when `text` could be one JSON object or array (cheap check before JSON.parse). */
+function looksLikeJson(text: string): boolean {
+  const a = text[0];
+  const z = text[text.length - 1];
+  return (a === "[" && z === "]") || (a === "{" && z === "}");
+}
+
+/** Fenced blocks and bracket spans tried per reply; past these the reply is not JSON worth finding. */
+const MAX_CANDIDATES = 100;
+/** Scans restarted after a bracket that never closed (each restart is one linear pass). */
+const MAX_RESTARTS = 4;
+
+/**
+ * Finds the first balanced JSON value starting with one of `opens` that
+ * parses and has the wanted shape. Linear: brackets are matched in one pass
+ * (restarted at most {@link MAX_RESTARTS} times, past a bracket in prose that
+ * never closed), and JSON.parse is given at most a few times the text's
+ * length, in at most {@link MAX_CANDIDATES} tries.
+ */
+function scanForJson(text: string, opens: string, shape: "array" | "object" | "any"): unknown {
+  let budget = 4 * text.length + 1000;
+  let tries = 0;
+  const tried = new Set<number>();
+  for (let from = 0, restarts = 0; from >= 0 && from < text.length && restarts <= MAX_RESTARTS; restarts++) {
+    const { spans, firstBroken } = balancedSpans(text, from);
+    for (const [start, end] of spans) {
+      if (!opens.includes(text[start]) || tried.has(start)) continue;
+      tried.add(start);
+      const length = end - start + 1;
+      if (length > budget || ++tries > MAX_CANDIDATES) return undefined;
+      budget -= length;
+      try {
+        const value = JSON.parse(text.slice(start, end + 1));
+        if (matches(value, shape)) return value;
+      } catch {
+        // not JSON: try the next span
       }
     }
+    from = firstBroken < 0 ? -1 : firstBroken + 1;
   }
   return undefined;
 }
 
-/** Parses the first JSON value of the wanted shape found in a model reply. */
-export function parseJsonFromReply(reply: string, shape: "array" | "object" | "any" = "any"): unknown {
+/**
+ * Parses the first JSON value of the wanted shape found in a model reply:
+ * the reply itself, a fenced block, or a balanced span in prose. Replies
+ * longer than `maxChars` yield `undefined`. Linear in the reply's length.
+ */
+export function parseJsonFromReply(reply: string, shape: "array" | "object" | "any" = "any", maxChars = MAX_REPLY_CHARS): unknown {
+  if (typeof reply !== "string" || reply.length > maxChars) return undefined;
   const text = stripReasoning(reply);
-  const candidates: string[] = [];
-  for (const m of text.matchAll(/```[a-zA-Z0-9_-]*\s*\n?([\s\S]*?)```/g)) candidates.push(m[1].trim());
-  candidates.push(text);
-  for (const candidate of candidates) {
-    try {
-      const value = JSON.parse(candidate);
-      if (matches(value, shape)) return value;
-    } catch {
-      // fall through to the bracket scan
-    }
-    const opens: ("[" | "{")[] = shape === "array" ? ["[", "{"] : shape === "object" ? ["{"] : ["[", "{"];
-    const found = opens
-      .map((open) => ({ open, at: candidate.indexOf(open) }))
-      .filter((o) => o.at >= 0)
-      .sort((a, b) => a.at - b.at);
-    for (const { open } of found) {
-      const slice = balancedSlice(candidate, open);
-      if (slice !== undefined) {
-        const value = JSON.parse(slice);
+  for (const candidate of [...fencedBlocks(text, MAX_CANDIDATES), text]) {
+    if (looksLikeJson(candidate)) {
+      try {
+        const value = JSON.parse(candidate);
         if (matches(value, shape)) return value;
+      } catch {
+        // fall through to the bracket scan
       }
     }
+    const value = scanForJson(candidate, shape === "object" ? "{" : "[{", shape);
+    if (value !== undefined) return value;
   }
   return undefined;
 }
@@ -119,8 +207,8 @@ export function itemText(item: unknown): string | undefined {
  * Parses a list of facts from a model reply.
  * @returns the facts (possibly none), or `undefined` when the reply holds no JSON list.
  */
-export function parseFacts(reply: string): string[] | undefined {
-  const list = asList(parseJsonFromReply(reply, "array"));
+export function parseFacts(reply: string, maxChars = MAX_REPLY_CHARS): string[] | undefined {
+  const list = asList(parseJsonFromReply(reply, "array", maxChars));
   if (!list) return undefined;
   return list.map(itemText).filter((t): t is string => t !== undefined);
 }

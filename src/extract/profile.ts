@@ -31,8 +31,8 @@ export function readProfile(value: unknown): Profile | undefined {
 }
 
 /** Parses a profile object from a plain-text reply. */
-export function parseProfileReply(reply: string): Profile | undefined {
-  return readProfile(parseJsonFromReply(reply, "object"));
+export function parseProfileReply(reply: string, maxChars?: number): Profile | undefined {
+  return readProfile(parseJsonFromReply(reply, "object", maxChars));
 }
 
 /**

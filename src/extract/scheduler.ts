@@ -1,3 +1,5 @@
+import { InvalidNamespaceError as LangGraphInvalidNamespaceError } from "@langchain/langgraph-checkpoint";
+import { CorruptStoreError, IncompatibleStoreError, InvalidArgumentError, InvalidValueError, MissingConfigError, StoreClosedError } from "../errors.js";
 import type { ExtractorLogger } from "./model-call.js";
 
 /** A background extraction that still failed after every retry. */
@@ -11,13 +13,53 @@ export interface ExtractionFailure {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Runs `work`, retrying with exponential backoff (`delayMs`, 2×, 4×…) up to `attempts` times in all. */
+/** `1 attempt`, `3 attempts`. */
+export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** True for a store that was closed (ours, or any store's error of that name). */
+export function isStoreClosed(error: unknown): boolean {
+  return error instanceof StoreClosedError || (error as { name?: unknown })?.name === "StoreClosedError";
+}
+
+/**
+ * False for errors that another attempt cannot fix: a closed store, bad
+ * arguments, values or namespaces, a missing config value, a corrupt or
+ * incompatible store. Model and network errors are retried.
+ */
+export function isRetryable(error: unknown): boolean {
+  if (isStoreClosed(error)) return false;
+  return !(
+    error instanceof InvalidArgumentError ||
+    error instanceof InvalidValueError ||
+    error instanceof LangGraphInvalidNamespaceError ||
+    error instanceof MissingConfigError ||
+    error instanceof CorruptStoreError ||
+    error instanceof IncompatibleStoreError
+  );
+}
+
+/**
+ * The one line logged when an extraction found its store closed: what was
+ * lost, that nothing is corrupted, and how to avoid it.
+ */
+export function storeClosedMessage(what: string): string {
+  return (
+    `memory extractor: ${what} could not run because its store was closed; its messages stay unread and will be read on the thread's next turn. ` +
+    "Call `await extractor.flush()` before `store.close()` to finish pending extractions."
+  );
+}
+
+/**
+ * Runs `work`, retrying with exponential backoff (`delayMs`, 2×, 4×…) up to
+ * `attempts` times in all. Errors that {@link isRetryable} rejects are thrown
+ * at once.
+ */
 export async function withRetry<T>(work: () => Promise<T>, attempts: number, delayMs: number, onRetry?: (error: unknown, attempt: number) => void): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await work();
     } catch (error) {
-      if (attempt >= attempts) throw error;
+      if (attempt >= attempts || !isRetryable(error)) throw error;
       onRetry?.(error, attempt);
       await sleep(delayMs * 2 ** (attempt - 1));
     }
@@ -71,6 +113,12 @@ export class DebouncedScheduler<T> {
     return promise;
   }
 
+  /** Keeps a failed extraction in `failures` (the newest 100). */
+  recordFailure(key: string, error: unknown, attempts: number): void {
+    this.failures.push({ key, error, attempts, at: new Date() });
+    if (this.failures.length > 100) this.failures.splice(0, this.failures.length - 100);
+  }
+
   /** Starts `key`'s waiting job now instead of after its quiet period (no-op when none waits). */
   startNow(key: string): void {
     const job = this.waiting.get(key);
@@ -110,11 +158,13 @@ export class DebouncedScheduler<T> {
       .then(
         (result) => job.resolve(result),
         (error: unknown) => {
-          this.failures.push({ key, error, attempts, at: new Date() });
-          logger.error(
-            `memory extractor: background extraction for ${key} failed after ${attempts} attempts; its messages stay unread and will be retried on the thread's next turn`,
-            error,
-          );
+          this.recordFailure(key, error, isRetryable(error) ? attempts : 1);
+          if (isStoreClosed(error)) logger.error(storeClosedMessage(`the background extraction for ${key}`));
+          else
+            logger.error(
+              `memory extractor: background extraction for ${key} failed after ${plural(isRetryable(error) ? attempts : 1, "attempt")}; its messages stay unread and will be retried on the thread's next turn`,
+              error,
+            );
           job.resolve(undefined);
         },
       );

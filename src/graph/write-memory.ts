@@ -25,7 +25,9 @@ export interface WriteMemoryOptions {
   /**
    * Run extraction in the background once the thread has had no new message
    * for this many seconds; the node returns at once and the reply is not
-   * delayed. `0` extracts inline, before the node returns.
+   * delayed. `0` extracts inline, before the node returns; a failed inline
+   * extraction does not fail the turn unless the extractor has
+   * `onError: "throw"`.
    * @default 0
    */
   debounceSeconds?: number;
@@ -86,7 +88,9 @@ export function writeMemory(options: WriteMemoryOptions): (state: { messages: Ba
     }
     const threadId = threadIdOf(config);
     if (debounceSeconds === 0) {
-      await extractor.save(target, messages, ns, { ttl, threadId });
+      // Housekeeping: a failure is logged and kept in extractor.failures, and
+      // the turn succeeds, unless the extractor was built with onError: "throw".
+      await extractor.saveInline(target, messages, ns, { ttl, threadId });
     } else {
       // While queued, a recall from another thread starts it at once and
       // waits (see waitForPendingWrites); the same thread's next turn does not
