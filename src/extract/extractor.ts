@@ -157,7 +157,8 @@ export class MemoryExtractor {
     store = underlyingStore(store);
     validateSaveArgs(store, messages, namespace, options);
     try {
-      return await this.saveWith(store, messages, namespace, options, this.maxAttempts);
+      // Through save(), so that a subclass overriding it sees inline extractions too.
+      return await this.save(store, messages, namespace, options);
     } catch (error) {
       if (this.onError === "throw") throw error;
       const what = `the extraction for ${JSON.stringify(namespace)} thread ${JSON.stringify(options.threadId ?? null)}`;

@@ -186,6 +186,20 @@ describe("a failed inline extraction does not fail the user's turn", () => {
     expect((await store.search(["users", "42"])).map((i) => i.value.text)).toEqual(["User likes jazz."]);
   });
 
+  it("inline extraction goes through save(), so a subclass that overrides it sees every run", async () => {
+    const seen: unknown[] = [];
+    class Recording extends MemoryExtractor {
+      override async save(...args: Parameters<MemoryExtractor["save"]>) {
+        const r = await super.save(...args);
+        seen.push(r);
+        return r;
+      }
+    }
+    const extractor = new Recording({ model: new ScriptedChatModel({ turns: ['["User likes jazz."]'] }), logger: recordingLogger() });
+    await graphWith(extractor, memoryStore()).invoke({ messages: [new HumanMessage("I like jazz")] }, config);
+    expect(seen).toMatchObject([{ added: [{ text: "User likes jazz." }] }]);
+  });
+
   it('with onError: "throw" the turn fails', async () => {
     const { extractor, store } = setup([down], { maxAttempts: 1, onError: "throw" });
     await expect(graphWith(extractor, store).invoke({ messages: [new HumanMessage("I like jazz")] }, config)).rejects.toThrow(/provider down/);
