@@ -216,6 +216,23 @@ describe("memoryMiddleware with HNSWStore specifics", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  it("preload on a closed store fails the run: langchain's MiddlewareError, with StoreClosedError as its cause", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "agent-mw-closed-pre-"));
+    const store = new HNSWStore({ path: join(dir, "mem"), index: { dims: 64, embeddings: new FakeEmbeddings({ dims: 64 }), fields: ["text"] } });
+    await store.put(["users", "42"], "x", { text: "User likes tea" });
+    await store.close();
+    const model = new ScriptedChatModel({ turns: [], fallback: "should not be reached" });
+    const agent = createAgent({ model, tools: [], middleware: [memoryMiddleware({ namespace: NS, store })] });
+    const error = await agent.invoke({ messages: [new HumanMessage("tea?")] }, { context: { user_id: "42" } }).then(
+      () => undefined,
+      (e: unknown) => e as Error & { cause?: unknown },
+    );
+    expect(error?.name).toBe("StoreClosedError");
+    expect(error?.cause).toBeInstanceOf(StoreClosedError);
+    expect(model.calls).toHaveLength(0);
+    await rm(dir, { recursive: true, force: true });
+  });
+
   it("a system prompt given as content blocks keeps its blocks; the memory block is one more text block", async () => {
     const dir = await mkdtemp(join(tmpdir(), "agent-mw-blocks-"));
     const store = new HNSWStore({ path: join(dir, "mem"), index: { dims: 64, embeddings: new FakeEmbeddings({ dims: 64 }), fields: ["text"] } });
