@@ -7,8 +7,9 @@ import { defineConfig } from "vitest/config";
  * - postgres: test/postgres/ multi-process tests on a real PostgreSQL server
  * - browser:  test/browser/  the web inspector in headless Chromium
  * - scale:    test/scale/    1,000,000 items
+ * - packaging: test/packaging/ npm pack + a fresh strict consumer project (a full build)
  */
-const HEAVY = ["faults", "postgres", "browser", "scale"] as const;
+const HEAVY = ["faults", "postgres", "browser", "scale", "packaging"] as const;
 const suite = process.env.TEST_SUITE ?? "unit";
 
 export default defineConfig({

@@ -21,6 +21,11 @@ export { tokenize } from "./embeddings/tokenize.js";
 export { encodeLabel, decodeLabel, resolveNamespace, templateKeys, type NamespaceTemplate } from "./scope/namespace-template.js";
 export { resolveStore, underlyingStore } from "./scope/resolve-store.js";
 export { waitForPendingWrites } from "./scope/pending-writes.js";
+export { runValue, AUTH_USER_PLACEHOLDER, type RunValueSource } from "./scope/run-values.js";
+export { memoryNamespace, type NamespaceValues } from "./scope/memory-namespace.js";
+export { forgetUser, type ForgetUserResult } from "./scope/forget-user.js";
+export { recallMemoryContext, type RecallMemoryContextOptions, type RecalledMemoryContext } from "./graph/recall-context.js";
+export type { RecallOptions } from "./graph/recall.js";
 export { callModel, type CallModelOptions, type MemoryMode, type MessagesState } from "./graph/call-model.js";
 export { createMemoryTools, MEMORY_TOOL_NAMES, type MemoryToolsOptions, type ToolMemoryValue } from "./graph/tools.js";
 export { MemoryToolNode, type MemoryToolNodeOptions } from "./graph/memory-tool-node.js";
@@ -38,7 +43,7 @@ export {
   type ExtractedMemoryValue,
 } from "./extract/extractor.js";
 export { DEFAULT_EXTRACTION_PROMPT, FACTS_FORMAT_PROMPT, CONSOLIDATION_PROMPT, DEFAULT_PROFILE_PROMPT, PROFILE_FORMAT_PROMPT } from "./extract/prompts.js";
-export { CURSOR_NAMESPACE_ROOT } from "./extract/cursor.js";
+export { CURSOR_NAMESPACE_ROOT, HIDDEN_NAMESPACE_ROOTS } from "./store/hidden-namespaces.js";
 export { MAX_REPLY_CHARS } from "./extract/parse.js";
 export { factKey } from "./extract/messages.js";
 export type { ExtractorLogger } from "./extract/model-call.js";

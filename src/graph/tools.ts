@@ -12,7 +12,7 @@ import { resolveStore } from "../scope/resolve-store.js";
 import { runAsActor } from "../privacy/actor.js";
 
 /** The names of the tools {@link createMemoryTools} returns. */
-export const MEMORY_TOOL_NAMES = ["search_memory", "remember", "forget"] as const;
+export const MEMORY_TOOL_NAMES = ["search_memory", "list_memories", "remember", "forget"] as const;
 
 /** Options for {@link createMemoryTools}. */
 export interface MemoryToolsOptions {
@@ -41,7 +41,7 @@ export interface MemoryToolsOptions {
    */
   duplicateThreshold?: number;
   /**
-   * Most results one `search_memory` call may return.
+   * Most results one `search_memory` or `list_memories` call may return.
    * @default 20
    */
   maxSearchLimit?: number;
@@ -52,6 +52,11 @@ export interface MemoryToolsOptions {
    */
   indexFields?: string[] | false;
 }
+
+/** Most items `list_memories` reads to sort a user's memories by time. */
+const LIST_SCAN_LIMIT = 5000;
+
+const updatedTime = (item: SearchItem): number => new Date(item.updatedAt ?? 0).getTime();
 
 /** A memory written by the tools. */
 export interface ToolMemoryValue {
@@ -72,7 +77,8 @@ function formatHit(hit: SearchItem, shared: boolean): string {
 }
 
 /**
- * Creates the postload memory tools: `search_memory`, `remember` and `forget`.
+ * Creates the postload memory tools: `search_memory`, `list_memories`,
+ * `remember` and `forget`.
  * Each resolves its namespace from the run's config, so one set of tools
  * serves every user. A missing config value throws {@link MissingConfigError}
  * (use {@link MemoryToolNode} so that it is not turned into a tool message).
@@ -134,6 +140,41 @@ export function createMemoryTools(options: MemoryToolsOptions): StructuredToolIn
     },
   );
 
+  const listMemories = tool(
+    async ({ limit, offset }, config) => {
+      const { namespace, store } = scope(config);
+      const n = Math.min(limit ?? maxSearchLimit, maxSearchLimit);
+      const from = offset ?? 0;
+      await waitForPendingWrites(store, namespace, { thread: threadIdOf(config) });
+      const all = (await store.search(namespace, { limit: LIST_SCAN_LIMIT })).filter((i) => sameNamespace(i.namespace, namespace));
+      all.sort((a, b) => updatedTime(b) - updatedTime(a));
+      const page = all.slice(from, from + n);
+      if (all.length === 0) return "No memories are stored about the current user.";
+      if (page.length === 0) return `No memories at offset ${from}; there are ${all.length}.`;
+      const day = (i: SearchItem) => (i.updatedAt ? ` (updated ${new Date(i.updatedAt).toISOString().slice(0, 10)})` : "");
+      return [
+        `Memories ${from + 1}-${from + page.length} of ${all.length}, newest first:`,
+        ...page.map((i) => `- [${i.key}] ${memoryText(i)}${day(i)}`),
+      ].join("\n");
+    },
+    {
+      name: "list_memories",
+      description:
+        "List what long-term memory holds about the current user, newest first, with keys. " +
+        "Use it to see what you know before you update (remember with a key) or forget a memory.",
+      schema: z.object({
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .max(maxSearchLimit)
+          .optional()
+          .describe(`How many memories to show at most (1-${maxSearchLimit}, default ${maxSearchLimit}).`),
+        offset: z.number().int().min(0).optional().describe("How many of the newest memories to skip, for the next page (default 0)."),
+      }),
+    },
+  );
+
   const remember = tool(
     async ({ content, key }, config) => {
       const { namespace, store } = scope(config);
@@ -182,19 +223,19 @@ export function createMemoryTools(options: MemoryToolsOptions): StructuredToolIn
         if (shared && (await store.get(shared, key))) {
           throw new InvalidArgumentError(`memory [${key}] is shared knowledge and read-only; you cannot forget it.`);
         }
-        throw new InvalidArgumentError(`no memory with key ${key}; call search_memory to find keys.`);
+        throw new InvalidArgumentError(`no memory with key ${key}; call list_memories or search_memory to find keys.`);
       }
       await runAsActor({ source: "tool" }, () => store.delete(namespace, key));
       return `Forgot memory [${key}]: ${memoryText(existing)}`;
     },
     {
       name: "forget",
-      description: "Delete one memory about the current user by its key (find keys with search_memory).",
+      description: "Delete one memory about the current user by its key (find keys with list_memories or search_memory).",
       schema: z.object({
         key: z.string().min(1).describe("The key of the memory to delete, as shown in search_memory results."),
       }),
     },
   );
 
-  return [searchMemory, remember, forget] as StructuredToolInterface[];
+  return [searchMemory, listMemories, remember, forget] as StructuredToolInterface[];
 }

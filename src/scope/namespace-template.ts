@@ -1,5 +1,6 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { InvalidNamespaceError, MissingConfigError } from "../errors.js";
+import { howToPass, runValue } from "./run-values.js";
 
 /**
  * A namespace whose labels may hold `{placeholders}` filled from
@@ -58,7 +59,9 @@ function checkPlaceholders(template: NamespaceTemplate): void {
 }
 
 /**
- * Fills a namespace template from `config.configurable`.
+ * Fills a namespace template from the run: each `{key}` from the run's
+ * `context`, else `config.configurable` (see {@link runValue} for the
+ * precedence; `{langgraph_auth_user_id}` comes from the server only).
  *
  * @throws {MissingConfigError} when a placeholder's value is missing or empty.
  *   Nothing is read or written in that case: there is no fallback namespace.
@@ -70,18 +73,17 @@ export function resolveNamespace(template: NamespaceTemplate, config?: LangGraph
     throw new InvalidNamespaceError(`namespace template must be a non-empty array of labels, got ${JSON.stringify(template)}`);
   }
   checkPlaceholders(template);
-  const configurable = (config?.configurable ?? {}) as Record<string, unknown>;
   return template.map((label) =>
     label.replace(PLACEHOLDER, (_match: string, key: string) => {
-      const value = configurable[key];
-      if (value === undefined || value === null || value === "") {
+      const { value, source } = runValue(config, key);
+      if (source === undefined) {
         throw new MissingConfigError(
-          `memory namespace ${JSON.stringify(template)} needs config.configurable.${key}, but the run's config has none. ` +
-            `Pass it from your authentication layer, e.g. graph.invoke(input, { configurable: { ${key}: "..." } }).`,
+          `memory namespace ${JSON.stringify(template)} needs ${key} (from the run's context or config.configurable), but the run has none. ` +
+            howToPass(key),
         );
       }
       if (typeof value !== "string" && typeof value !== "number") {
-        throw new MissingConfigError(`config.configurable.${key} must be a string or number, got ${typeof value}`);
+        throw new MissingConfigError(`${source === "context" ? "context" : "config.configurable"}.${key} must be a string or number, got ${typeof value}`);
       }
       return encodeLabel(String(value));
     }),

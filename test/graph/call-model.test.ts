@@ -159,12 +159,12 @@ describe.each(storeFactories())("callModel over $name", (factory) => {
 
     const post = new ScriptedChatModel({ turns: ["ok"] });
     await callModel({ model: post, namespace: NS, store: c.store, mode: "postload", tools: [weather] })({ messages: [new HumanMessage("hi")] }, cfg("42"));
-    expect(post.boundToolNames).toEqual(["search_memory", "remember", "forget", "weather"]);
+    expect(post.boundToolNames).toEqual(["search_memory", "list_memories", "remember", "forget", "weather"]);
     expect(memoryMessages(post.calls[0])).toHaveLength(0);
 
     const both = new ScriptedChatModel({ turns: ["ok"] });
     await callModel({ model: both, namespace: NS, store: c.store, mode: "both" })({ messages: [new HumanMessage("hi")] }, cfg("42"));
-    expect(both.boundToolNames).toEqual(["search_memory", "remember", "forget"]);
+    expect(both.boundToolNames).toEqual(["search_memory", "list_memories", "remember", "forget"]);
     expect(text(memoryMessages(both.calls[0])[0])).toContain("- [m0] User is vegetarian");
   });
 });

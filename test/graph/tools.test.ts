@@ -20,7 +20,7 @@ const cfg = (user_id?: string) => ({ configurable: user_id === undefined ? {} : 
 
 function byName(tools: StructuredToolInterface[]) {
   const map = Object.fromEntries(tools.map((t) => [t.name, t]));
-  return { search: map.search_memory, remember: map.remember, forget: map.forget };
+  return { search: map.search_memory, list: map.list_memories, remember: map.remember, forget: map.forget };
 }
 
 describe.each(storeFactories())("memory tools over $name", (factory) => {
@@ -75,7 +75,7 @@ describe.each(storeFactories())("memory tools over $name", (factory) => {
     await t.remember.invoke({ content: "likes tea", key: "drink" }, cfg("42"));
     expect(await t.forget.invoke({ key: "drink" }, cfg("42"))).toBe("Forgot memory [drink]: likes tea");
     expect(await c.store.get(["users", "42"], "drink")).toBeNull();
-    await expect(t.forget.invoke({ key: "drink" }, cfg("42"))).rejects.toThrow("no memory with key drink; call search_memory to find keys.");
+    await expect(t.forget.invoke({ key: "drink" }, cfg("42"))).rejects.toThrow("no memory with key drink; call list_memories or search_memory to find keys.");
     await expect(t.forget.invoke({ key: "hours" }, cfg("42"))).rejects.toThrow(/shared knowledge and read-only/);
     expect(await c.store.get(SHARED, "hours")).not.toBeNull();
   });
@@ -94,6 +94,48 @@ describe.each(storeFactories())("memory tools over $name", (factory) => {
     await expect(t.remember.invoke({ content: "x" }, cfg())).rejects.toThrow(MissingConfigError);
     await expect(t.search.invoke({ query: "x" }, cfg())).rejects.toThrow(MissingConfigError);
     await expect(t.forget.invoke({ key: "contact" }, cfg())).rejects.toThrow(MissingConfigError);
+  });
+
+  it("list_memories shows the caller's memories newest first, with keys, paged; never the shared scope or another user", async () => {
+    expect(await t.list.invoke({}, cfg("42"))).toBe("No memories are stored about the current user.");
+    for (const [key, text] of [["a", "User lives in Porto"], ["b", "User has a dog"], ["c", "User is vegetarian"]]) {
+      await t.remember.invoke({ content: text, key }, cfg("42"));
+      await new Promise((r) => setTimeout(r, 5)); // distinct updatedAt
+    }
+    await t.remember.invoke({ content: "User 7 likes chess", key: "z" }, cfg("7"));
+    await t.remember.invoke({ content: "User lives in Lisbon", key: "a" }, cfg("42")); // an update moves it to the top
+    const listed = (await t.list.invoke({}, cfg("42"))) as string;
+    const lines = listed.split("\n");
+    expect(lines[0]).toBe("Memories 1-3 of 3, newest first:");
+    expect(lines.slice(1).map((l) => l.replace(/ \(updated [^)]+\)$/, ""))).toEqual([
+      "- [a] User lives in Lisbon",
+      "- [c] User is vegetarian",
+      "- [b] User has a dog",
+    ]);
+    expect(listed).not.toContain("office");
+    expect(listed).not.toContain("chess");
+    const page2 = (await t.list.invoke({ limit: 2, offset: 2 }, cfg("42"))) as string;
+    expect(page2.split("\n")).toHaveLength(2);
+    expect(page2).toContain("Memories 3-3 of 3");
+    expect(page2).toContain("[b] User has a dog");
+    expect(await t.list.invoke({ offset: 9 }, cfg("42"))).toBe("No memories at offset 9; there are 3.");
+    await expect(t.list.invoke({}, cfg())).rejects.toThrow(MissingConfigError);
+  });
+
+  it("fills the namespace from the run's context, before config.configurable; the server's user only from configurable", async () => {
+    await t.remember.invoke({ content: "User 5 likes jazz", key: "music" }, { context: { user_id: "5" } } as never);
+    expect(await c.store.get(["users", "5"], "music")).not.toBeNull();
+    // context wins over configurable
+    await t.remember.invoke({ content: "User 6 likes rock", key: "music" }, { context: { user_id: "6" }, configurable: { user_id: "9" } } as never);
+    expect(await c.store.get(["users", "6"], "music")).not.toBeNull();
+    expect(await c.store.get(["users", "9"], "music")).toBeNull();
+    const auth = byName(createMemoryTools({ namespace: ["users", "{langgraph_auth_user_id}"], store: c.store }));
+    await auth.remember.invoke({ content: "likes tea", key: "drink" }, { configurable: { langgraph_auth_user_id: "u-1" } });
+    expect(await c.store.get(["users", "u-1"], "drink")).not.toBeNull();
+    // a client-chosen context value never stands in for the authenticated user
+    await expect(auth.remember.invoke({ content: "x", key: "k" }, { context: { langgraph_auth_user_id: "u-1" } } as never)).rejects.toThrow(
+      /needs langgraph_auth_user_id.*LangGraph server/,
+    );
   });
 
   it("rejects empty content and bad keys without writing", async () => {
@@ -117,7 +159,7 @@ describe.each(storeFactories())("memory tools over $name", (factory) => {
     });
     const out = (await node.invoke({ messages: [ai] }, cfg("42"))) as { messages: ToolMessage[] };
     expect(out.messages.map((m) => m.status)).toEqual(["error", "error", "success"]);
-    expect(out.messages[0].content).toContain("no memory with key nope; call search_memory to find keys.");
+    expect(out.messages[0].content).toContain("no memory with key nope; call list_memories or search_memory to find keys.");
     expect(out.messages[1].content).toContain("weather service down");
     expect(out.messages[2].content).toBe("Saved memory [diet].");
 
@@ -134,7 +176,7 @@ describe.each(storeFactories())("memory tools over $name", (factory) => {
 });
 
 describe("createMemoryTools schemas", () => {
-  it("has the three tools, with a description on every field", () => {
+  it("has the four tools, with a description on every field", () => {
     const tools = createMemoryTools({ namespace: NS, store: undefined });
     expect(tools.map((x) => x.name)).toEqual([...MEMORY_TOOL_NAMES]);
     for (const x of tools) {

@@ -137,7 +137,7 @@ describe.each(storeFactories())("withMemory over $name", (factory) => {
 
     await graph.invoke({ messages: [new HumanMessage("I'm vegetarian")] }, run("42", "monday"));
     expect((await c.store.get(["users", "42"], "diet"))?.value).toEqual({ text: "User is vegetarian", source: "tool" });
-    expect(model.boundToolNames).toEqual(["search_memory", "remember", "forget"]);
+    expect(model.boundToolNames).toEqual(["search_memory", "list_memories", "remember", "forget"]);
 
     const out = await graph.invoke({ messages: [new HumanMessage("What do you know about my diet?")] }, run("42", "friday"));
     const last = out.messages[out.messages.length - 1];

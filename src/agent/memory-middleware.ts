@@ -1,0 +1,194 @@
+import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { isGraphBubbleUp } from "@langchain/langgraph";
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { createMiddleware, MiddlewareError, ToolInvocationError } from "langchain";
+import { z } from "zod";
+import { InvalidArgumentError } from "../errors.js";
+import type { MemoryExtractor } from "../extract/extractor.js";
+import { checkMode, latestHumanText, postloads, preloads, type CallModelOptions, type MemoryMode } from "../graph/call-model.js";
+import { isFatalMemoryError } from "../graph/memory-tool-node.js";
+import { validateRecallOptions } from "../graph/recall.js";
+import { recallMemoryContext } from "../graph/recall-context.js";
+import { createMemoryTools, type MemoryToolsOptions } from "../graph/tools.js";
+import { writeMemory, type WriteMemoryOptions } from "../graph/write-memory.js";
+import { checkTemplate } from "../scope/check-template.js";
+import { resolveNamespace, templateKeys, type NamespaceTemplate } from "../scope/namespace-template.js";
+import { AUTH_USER_PLACEHOLDER } from "../scope/run-values.js";
+import { withMemoryBlock } from "./system-message.js";
+
+/** Options of {@link memoryMiddleware}. */
+export interface MemoryMiddlewareOptions
+  extends Pick<CallModelOptions, "limit" | "scoreThreshold" | "fillWithRecent" | "recentScanLimit" | "maxTokens" | "queryBuilder"> {
+  /**
+   * Memory namespace template, e.g. `["users", "{user_id}"]`. Placeholders are
+   * filled per run from `context` (`agent.invoke(input, { context: { user_id } })`),
+   * else `config.configurable`; `{langgraph_auth_user_id}` from the LangGraph
+   * server's authenticated user only.
+   */
+  namespace: NamespaceTemplate;
+  /**
+   * The store. Prefer passing it: the one createAgent hands to middleware is
+   * LangGraph's per-run batching wrapper (it is unwrapped when used).
+   * @default runtime.store (what `createAgent({ store })` passes)
+   */
+  store?: BaseStore;
+  /**
+   * How memories reach the model: `preload` (a memory block before every
+   * model call), `postload` (the memory tools), `both`, or `none`
+   * (extraction only).
+   * @default "preload"
+   */
+  mode?: MemoryMode;
+  /**
+   * Options of the memory tools contributed in postload/both modes.
+   * @default {}
+   */
+  memoryTools?: Omit<MemoryToolsOptions, "namespace" | "store">;
+  /**
+   * Extraction after the agent finishes (`afterAgent`): a `MemoryExtractor`,
+   * or writeMemory's options (`{ extractor, debounceSeconds, ttl }`).
+   * @default undefined (no extraction)
+   */
+  extract?: MemoryExtractor | Omit<WriteMemoryOptions, "namespace" | "store">;
+  /**
+   * In postload/both modes the middleware wraps tool calls, and langchain
+   * then stops turning tool exceptions into messages. With `true`, errors of
+   * any tool (other than configuration errors: missing user id, closed,
+   * locked or corrupt store, which always fail the run) become error
+   * ToolMessages for the model, as createAgent does without middleware.
+   * @default true
+   */
+  handleToolErrors?: boolean;
+  /**
+   * Middleware name (must be unique among an agent's middleware).
+   * @default "MemoryMiddleware"
+   */
+  name?: string;
+}
+
+type Extract = MemoryMiddlewareOptions["extract"];
+
+function toWriteOptions(extract: Extract): Omit<WriteMemoryOptions, "namespace" | "store"> | undefined {
+  if (extract === undefined) return undefined;
+  if (typeof (extract as MemoryExtractor).save === "function") return { extractor: extract as MemoryExtractor };
+  return extract as Omit<WriteMemoryOptions, "namespace" | "store">;
+}
+
+/** What middleware hooks get as `runtime`, in the parts memory reads. */
+interface RuntimeLike {
+  context?: unknown;
+  configurable?: Record<string, unknown>;
+  store?: BaseStore;
+}
+
+/** The LangGraph config the scope helpers read, rebuilt from a middleware runtime. */
+function runConfig(runtime: RuntimeLike): LangGraphRunnableConfig {
+  return {
+    configurable: runtime.configurable ?? {},
+    context: (runtime.context ?? {}) as Record<string, unknown>,
+    store: runtime.store,
+  } as LangGraphRunnableConfig;
+}
+
+/**
+ * Long-term memory for `createAgent` (langchain v1), as one middleware.
+ *
+ * - **preload** (`wrapModelCall`): recalls memories for the latest user
+ *   message and adds them, for that model call only, to the agent's system
+ *   message as one block beginning `[Long-term Memory Context]`. Nothing is
+ *   written to the agent's state, so checkpoints never hold it.
+ * - **postload**: contributes `search_memory`, `list_memories`, `remember`
+ *   and `forget` as tools; configuration errors in them fail the run instead
+ *   of becoming a message for the model (`wrapToolCall`).
+ * - **extraction** (`afterAgent`): hands the thread to a `MemoryExtractor`,
+ *   inline or debounced, as `writeMemory` does.
+ *
+ * A run without the namespace's values (e.g. no `user_id`) fails in
+ * `beforeAgent` with `MissingConfigError`, before the model is called.
+ *
+ * @example
+ * ```ts
+ * import { createAgent } from "langchain";
+ * import { memoryMiddleware } from "langgraph-hnsw-memory/agent";
+ *
+ * const agent = createAgent({
+ *   model, tools: [], checkpointer, store,
+ *   middleware: [memoryMiddleware({ namespace: ["users", "{user_id}"], mode: "both", extract: { extractor } })],
+ * });
+ * await agent.invoke({ messages: [{ role: "user", content: "I'm vegetarian" }] },
+ *   { configurable: { thread_id: "monday" }, context: { user_id: session.userId } });
+ * ```
+ */
+export function memoryMiddleware(options: MemoryMiddlewareOptions) {
+  if (!options || typeof options !== "object") throw new InvalidArgumentError("memoryMiddleware needs options: { namespace, ... }");
+  const mode = checkMode(options.mode ?? "preload");
+  checkTemplate(options.namespace);
+  validateRecallOptions(options);
+  const handleToolErrors = options.handleToolErrors ?? true;
+  const template = options.namespace;
+  const tools = postloads(mode) ? createMemoryTools({ ...options.memoryTools, namespace: template, store: options.store }) : [];
+  const writeOptions = toWriteOptions(options.extract);
+  const write = writeOptions?.extractor ? writeMemory({ ...writeOptions, namespace: template, store: options.store }) : undefined;
+
+  // Middleware hooks only see the context keys their contextSchema names.
+  const contextKeys = [...templateKeys(template), ...templateKeys(options.memoryTools?.sharedNamespace ?? [])].filter((k) => k !== AUTH_USER_PLACEHOLDER);
+  const contextSchema = z.object(Object.fromEntries(contextKeys.map((k) => [k, z.unknown().optional()])));
+
+  const checkStore = (runtime: RuntimeLike) => {
+    if (!options.store && !runtime.store) {
+      throw new InvalidArgumentError("memoryMiddleware has no store: pass `store` in its options, or createAgent({ store })");
+    }
+  };
+
+  return createMiddleware({
+    name: options.name ?? "MemoryMiddleware",
+    contextSchema,
+    tools,
+    beforeAgent: async (_state, runtime) => {
+      // Fail the run before any model call when the namespace cannot be filled.
+      resolveNamespace(template, runConfig(runtime as RuntimeLike));
+      checkStore(runtime as RuntimeLike);
+      return undefined;
+    },
+    wrapModelCall: async (request, handler) => {
+      if (!preloads(mode)) return handler(request);
+      const config = runConfig(request.runtime as RuntimeLike);
+      const state = { messages: request.messages as BaseMessage[] };
+      const query = options.queryBuilder ? await options.queryBuilder(state, config) : latestHumanText(state.messages);
+      const { block } = await recallMemoryContext({
+        namespace: template,
+        store: options.store,
+        config,
+        query,
+        limit: options.limit,
+        scoreThreshold: options.scoreThreshold,
+        fillWithRecent: options.fillWithRecent,
+        recentScanLimit: options.recentScanLimit,
+        maxTokens: options.maxTokens,
+        withKeys: mode === "both",
+      });
+      if (!block) return handler(request);
+      return handler({ ...request, systemMessage: withMemoryBlock(request.systemMessage, block) });
+    },
+    wrapToolCall: postloads(mode)
+      ? async (request, handler) => {
+          try {
+            return await handler(request);
+          } catch (e) {
+            // Configuration errors, interrupts and other middleware's errors go up.
+            if (!handleToolErrors || isFatalMemoryError(e) || isGraphBubbleUp(e) || MiddlewareError.isInstance(e)) throw e;
+            const call = request.toolCall;
+            const content = ToolInvocationError.isInstance(e) ? e.message : `${String(e)}\n Please fix your mistakes.`;
+            return new ToolMessage({ content, tool_call_id: call.id ?? "", name: call.name, status: "error" });
+          }
+        }
+      : undefined,
+    afterAgent: write
+      ? async (state, runtime) => {
+          await write({ messages: state.messages }, runConfig(runtime as RuntimeLike));
+          return undefined;
+        }
+      : undefined,
+  });
+}

@@ -1,0 +1,68 @@
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { BaseStore, SearchItem } from "@langchain/langgraph-checkpoint";
+import { formatMemoryContext } from "./format-memories.js";
+import { recallMemories, type RecallOptions } from "./recall.js";
+import { resolveNamespace, threadIdOf, type NamespaceTemplate } from "../scope/namespace-template.js";
+import { waitForPendingWrites } from "../scope/pending-writes.js";
+import { resolveStore } from "../scope/resolve-store.js";
+
+/** Options of {@link recallMemoryContext}: where to recall from, and recallMemories' own. */
+export interface RecallMemoryContextOptions extends RecallOptions {
+  /**
+   * The namespace to recall from: a template such as `["users", "{user_id}"]`
+   * (filled from `config`), or a plain namespace.
+   */
+  namespace: NamespaceTemplate;
+  /**
+   * The store. Prefer passing it (see resolveStore).
+   * @default config.store, unwrapped from LangGraph's per-run wrapper
+   */
+  store?: BaseStore;
+  /**
+   * The run's config: fills the template's placeholders (from `context`, then
+   * `configurable`), supplies the store when `store` is not given, and the
+   * thread id used to decide which background writes to wait for.
+   * @default undefined (a template with placeholders then throws MissingConfigError)
+   */
+  config?: LangGraphRunnableConfig;
+}
+
+/** What {@link recallMemoryContext} found. */
+export interface RecalledMemoryContext {
+  /** The resolved namespace the memories came from. */
+  namespace: string[];
+  /** The memories picked: relevant ones first, then the newest. */
+  items: SearchItem[];
+  /**
+   * The text of the one system message to show the model, beginning
+   * `[Long-term Memory Context]`, or `undefined` when nothing was found.
+   */
+  block: string | undefined;
+}
+
+/**
+ * The recall step of preload, as one building block for your own nodes: it
+ * resolves the namespace, waits for background memory writes on it (see
+ * waitForPendingWrites), picks the memories (up to `limit` relevant to
+ * `query` above `scoreThreshold`, then the newest, within `maxTokens`) and
+ * formats the `[Long-term Memory Context]` block. `callModel` and the
+ * createAgent middleware both use it.
+ *
+ * @example
+ * ```ts
+ * async function agent(state: typeof MessagesAnnotation.State, config: LangGraphRunnableConfig) {
+ *   const { block } = await recallMemoryContext({ store, namespace: ["users", "{user_id}"], config,
+ *     query: state.messages.at(-1)?.text ?? "" });
+ *   const reply = await model.invoke([...(block ? [new SystemMessage(block)] : []), ...state.messages]);
+ *   return { messages: [reply] };
+ * }
+ * ```
+ */
+export async function recallMemoryContext(options: RecallMemoryContextOptions): Promise<RecalledMemoryContext> {
+  const { namespace: template, store: given, config, ...recall } = options;
+  const namespace = resolveNamespace(template, config);
+  const store = resolveStore(given, config);
+  await waitForPendingWrites(store, namespace, { thread: threadIdOf(config) });
+  const items = await recallMemories(store, namespace, recall);
+  return { namespace, items, block: formatMemoryContext(items, { withKeys: recall.withKeys ?? false }) };
+}

@@ -1,0 +1,23 @@
+import type { MatchCondition } from "@langchain/langgraph-checkpoint";
+
+/**
+ * The root label of the namespaces where the extractor keeps its per-thread
+ * cursors: memories in `["users", "42"]` have theirs in
+ * `["memory_cursors", "users", "42"]`, outside the user's prefix so recall
+ * never sees them.
+ */
+export const CURSOR_NAMESPACE_ROOT = "memory_cursors";
+
+/** Roots of the package's bookkeeping namespaces, left out of `listNamespaces()` unless asked for. */
+export const HIDDEN_NAMESPACE_ROOTS: readonly string[] = [CURSOR_NAMESPACE_ROOT];
+
+/**
+ * Whether `listNamespaces` should leave `namespace` out: it is bookkeeping
+ * (see {@link HIDDEN_NAMESPACE_ROOTS}) and no prefix condition names its root
+ * explicitly. `listNamespaces({ prefix: ["memory_cursors"] })` still lists them.
+ */
+export function hiddenFromListing(namespace: readonly string[], conditions: readonly MatchCondition[] | undefined): boolean {
+  const root = namespace[0];
+  if (root === undefined || !HIDDEN_NAMESPACE_ROOTS.includes(root)) return false;
+  return !(conditions ?? []).some((c) => c.matchType === "prefix" && c.path[0] === root);
+}
