@@ -19,7 +19,7 @@ export const EPISODE_CURSOR_ROOT = "episode_cursors";
  * `index` argument). `context` holds the session date, the turn before and
  * the turn itself; `text` (what is returned) is not indexed on its own.
  */
-export const EPISODE_INDEX_FIELDS = ["context"] as const;
+export const EPISODE_INDEX_FIELDS = ["said", "context"] as const;
 
 /** What the store holds for one turn of a conversation. */
 export interface EpisodeValue {
@@ -37,7 +37,9 @@ export interface EpisodeValue {
   timestamp: string;
   /** The session's calendar date, `YYYY-MM-DD`. */
   date: string;
-  /** The indexed text: date, previous turn and this turn. */
+  /** Indexed: `"<speaker>: <text>"`, the turn on its own. */
+  said: string;
+  /** Indexed: date, previous turn and this turn. */
   context: string;
   /** Marks the item as an episode. */
   kind: "episode";

@@ -1,26 +1,29 @@
 import type { Episode } from "./episode.js";
 
-/** Tuning for {@link rerankEpisodes}. */
+/**
+ * Tuning for {@link rerankEpisodes}. The defaults were chosen on the `tune`
+ * split of bench/data/conversations-large.json (c0–c2), never on the held-out split.
+ */
 export interface EpisodeRankOptions {
   /**
-   * Most turns from one session (a thread on one date) among the first
-   * `limit` results; the rest move down, so a question whose answer is spread
-   * over several sessions ("which cities has she visited?") gets more than one
-   * of them. `0` turns the cap off.
-   * @default 3
+   * Diversity over sessions (a thread on one date): each turn already picked
+   * from a session multiplies the score of that session's next turns by this,
+   * so a question whose answer is spread over several sessions ("which cities
+   * has she visited?") gets more than one of them. `1` turns it off.
+   * @default 0.9
    */
-  maxPerSession?: number;
+  sessionDecay?: number;
   /**
    * For a "when" question, a turn that says when something happened
    * ("yesterday", "last week", "in May", "two days ago") has its score
    * multiplied by this.
-   * @default 1.6
+   * @default 2.5
    */
   timeBoost?: number;
   /**
    * The rank constant of the store's order: the hit at rank r (from 1)
    * starts from `1 / (k + r)`.
-   * @default 3
+   * @default 10
    */
   k?: number;
 }
@@ -47,32 +50,38 @@ export function mentionsTime(text: string): boolean {
 
 /**
  * Re-orders the store's hits (best first) for conversational recall: a "when"
- * question favours turns that place an event in time, and no one session
- * fills more than `maxPerSession` of the first `limit` places. Returns at
- * most `limit` episodes.
+ * question favours turns that place an event in time, and each session's
+ * later turns are discounted by `sessionDecay` per turn already picked from
+ * it (greedy, like MMR with "same session" as the similarity). Returns at most
+ * `limit` episodes.
  */
 export function rerankEpisodes(query: string, hits: readonly Episode[], limit: number, options: EpisodeRankOptions = {}): Episode[] {
-  const k = options.k ?? 3;
-  const boost = options.timeBoost ?? 1.6;
-  const cap = options.maxPerSession ?? 3;
+  const k = options.k ?? 10;
+  const boost = options.timeBoost ?? 2.5;
+  const decay = options.sessionDecay ?? 0.9;
   const when = isWhenQuestion(query);
   const scored = hits.map((episode, i) => ({
     episode,
     score: (1 / (k + i + 1)) * (when && mentionsTime(episode.text) ? boost : 1),
     order: i,
   }));
-  scored.sort((a, b) => b.score - a.score || a.order - b.order);
-  if (cap <= 0) return scored.slice(0, limit).map((s) => s.episode);
-  const perSession = new Map<string, number>();
-  const first: Episode[] = [];
-  const overflow: Episode[] = [];
-  for (const { episode } of scored) {
-    const session = `${episode.threadId}\n${episode.date}`;
-    const n = perSession.get(session) ?? 0;
-    if (n < cap) {
-      perSession.set(session, n + 1);
-      first.push(episode);
-    } else overflow.push(episode);
+  if (decay >= 1) return scored.sort((a, b) => b.score - a.score || a.order - b.order).slice(0, limit).map((s) => s.episode);
+  const picked = new Map<string, number>();
+  const out: Episode[] = [];
+  const left = [...scored];
+  while (out.length < limit && left.length > 0) {
+    let best = 0;
+    let bestScore = -Infinity;
+    left.forEach((s, i) => {
+      const v = s.score * decay ** (picked.get(sessionOf(s.episode)) ?? 0);
+      if (v > bestScore || (v === bestScore && s.order < left[best]!.order)) [best, bestScore] = [i, v];
+    });
+    const [chosen] = left.splice(best, 1);
+    const session = sessionOf(chosen!.episode);
+    picked.set(session, (picked.get(session) ?? 0) + 1);
+    out.push(chosen!.episode);
   }
-  return [...first, ...overflow].slice(0, limit);
+  return out;
 }
+
+const sessionOf = (e: Episode) => `${e.threadId}\n${e.date}`;

@@ -109,6 +109,7 @@ export async function recordEpisodes(options: RecordEpisodesOptions): Promise<st
       turn,
       timestamp,
       date,
+      said: `${speaker}: ${m.text}`,
       context: episodeContext({ speaker, text: m.text, date }, previous),
       kind: "episode",
     };

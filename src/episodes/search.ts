@@ -29,7 +29,7 @@ export interface SearchEpisodesOptions extends EpisodeRankOptions {
    */
   pool?: number;
   /**
-   * Re-rank the store's hits (time-aware, at most `maxPerSession` per session).
+   * Re-rank the store's hits (time-aware, spread over sessions: {@link rerankEpisodes}).
    * `false` returns the store's order.
    * @default true
    */

@@ -58,8 +58,8 @@ describe.each(storeFactories())("episodes over $name", (factory) => {
     const second = await recordEpisodes({ store: c.store, namespace: NS, threadId: "t1", messages: more, now: "2024-03-09T10:00:00Z", speakers: { user: "Ana" } });
     expect(second).toEqual([episodeKey("t1", 2), episodeKey("t1", 3)]);
     expect(await recordEpisodes({ store: c.store, namespace: NS, threadId: "t1", messages: more })).toEqual([]);
-    // Only the two new turns were embedded the second time (one indexed field each).
-    expect(c.embeddings.documentCalls.flat().length - embedded).toBe(2);
+    // Only the two new turns were embedded the second time (two indexed fields each: said, context).
+    expect(c.embeddings.documentCalls.flat().length - embedded).toBe(4);
 
     const v = (await c.store.get(NS, episodeKey("t1", 2)))!.value as EpisodeValue;
     expect(v).toMatchObject({ text: "Yes please, and where to eat pastel de nata.", speaker: "Ana", role: "user", threadId: "t1", turn: 2, date: "2024-03-09", kind: "episode" });
@@ -67,6 +67,7 @@ describe.each(storeFactories())("episodes over $name", (factory) => {
     expect(v.context).toContain("9 March 2024");
     expect(v.context).toContain("assistant: Lovely! Do you want tips on the Alfama district?");
     expect(v.context).toContain("Ana: Yes please");
+    expect(v.said).toBe("Ana: Yes please, and where to eat pastel de nata.");
     // The cursor lives outside the episode namespace.
     expect(await c.store.get(episodeCursorNamespace(NS), "t1")).not.toBeNull();
     expect((await c.store.search(NS, { limit: 100 })).length).toBe(4);
