@@ -3,6 +3,7 @@ import { InvalidArgumentError } from "../errors.js";
 import { checkTemplate } from "../scope/check-template.js";
 import type { NamespaceTemplate } from "../scope/namespace-template.js";
 import { EPISODES_SECTION_HEADER, formatEpisode } from "./format.js";
+import { EPISODE_NAMESPACE } from "./episode.js";
 import type { RecordEpisodesOptions } from "./record.js";
 import { searchEpisodes } from "./search.js";
 import { createSearchConversationsTool } from "./tool.js";
@@ -37,7 +38,7 @@ export interface EpisodeMemoryOptions {
 }
 
 /** The episode namespace template of the options. */
-export const episodeTemplate = (o: EpisodeMemoryOptions): NamespaceTemplate => o.namespace ?? ["episodes", "{user_id}"];
+export const episodeTemplate = (o: EpisodeMemoryOptions): NamespaceTemplate => o.namespace ?? EPISODE_NAMESPACE;
 
 /** Validates episode options; throws {@link InvalidArgumentError} naming the bad one. */
 export function checkEpisodeOptions(o: EpisodeMemoryOptions | undefined): void {

@@ -6,6 +6,7 @@ import { checkTemplate } from "../scope/check-template.js";
 import { resolveNamespace, threadIdOf, type NamespaceTemplate } from "../scope/namespace-template.js";
 import { resolveStore } from "../scope/resolve-store.js";
 import { recordEpisodes, type RecordEpisodesOptions } from "./record.js";
+import { EPISODE_NAMESPACE } from "./episode.js";
 
 /** Options for {@link writeEpisodes}. */
 export interface WriteEpisodesOptions {
@@ -37,7 +38,7 @@ export interface WriteEpisodesOptions {
  * ```
  */
 export function writeEpisodes(options: WriteEpisodesOptions = {}): (state: { messages: BaseMessage[] }, config: LangGraphRunnableConfig) => Promise<Record<string, never>> {
-  const template = options.namespace ?? ["episodes", "{user_id}"];
+  const template = options.namespace ?? EPISODE_NAMESPACE;
   checkTemplate(template);
   if (options.ttl !== undefined && !(typeof options.ttl === "number" && options.ttl > 0)) {
     throw new InvalidArgumentError(`writeEpisodes ttl must be a positive number of minutes, got ${String(options.ttl)}`);
