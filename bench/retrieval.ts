@@ -19,6 +19,7 @@ import {
 import { HNSWStore } from "../src/store/hnsw/hnsw-store.js";
 import { CachedEmbeddings } from "../src/embeddings/cached-embeddings.js";
 import { fmt, rankMetrics, type RankMetrics } from "./lib/metrics.js";
+import { runConversationalBench } from "./lib/conversational-bench.js";
 import { loadConversations, loadFacts, sharesContentWord, type EvalQuestion, type EvalSet } from "./lib/retrieval-data.js";
 
 const CANDIDATES = 20;
@@ -285,6 +286,9 @@ const targets = {
 };
 console.log("\nTargets:", targets);
 
+// ---- the large conversational set: episodes vs turn items (bench/lib/conversational-bench.ts) ----
+const conversational = await runConversationalBench(embedder);
+
 await mkdir(new URL("./results/", import.meta.url), { recursive: true });
 await writeFile(
   new URL("./results/retrieval.json", import.meta.url),
@@ -300,6 +304,7 @@ await writeFile(
       fusionGrid: ranked,
       hybridByBm25B: bSweep,
       targets,
+      conversational,
     },
     null,
     2,

@@ -33,6 +33,25 @@ export { MEMORY_CONTEXT_HEADER, formatMemoryContext, isMemoryContextMessage } fr
 export { writeMemory, type WriteMemoryOptions } from "./graph/write-memory.js";
 export { withMemory, MEMORY_NODES, type WithMemoryOptions } from "./graph/with-memory.js";
 
+// Episodic memory: past conversation turns
+export {
+  EPISODE_NAMESPACE,
+  EPISODE_CURSOR_ROOT,
+  EPISODE_INDEX_FIELDS,
+  episodeKey,
+  episodeContext,
+  type Episode,
+  type EpisodeValue,
+} from "./episodes/episode.js";
+export { recordEpisodes, type RecordEpisodesOptions } from "./episodes/record.js";
+export { writeEpisodes, type WriteEpisodesOptions } from "./episodes/write-episodes.js";
+export { searchEpisodes, addNeighbours, type SearchEpisodesOptions } from "./episodes/search.js";
+export { rerankEpisodes, isWhenQuestion, mentionsTime, type EpisodeRankOptions } from "./episodes/rank.js";
+export { formatEpisode, EPISODES_SECTION_HEADER } from "./episodes/format.js";
+export { createSearchConversationsTool, SEARCH_CONVERSATIONS_TOOL_NAME, type SearchConversationsToolOptions } from "./episodes/tool.js";
+export { forgetEpisodes } from "./episodes/forget.js";
+export { episodeTools, preloadEpisodeSection, type EpisodeMemoryOptions } from "./episodes/options.js";
+
 // Extraction
 export {
   MemoryExtractor,

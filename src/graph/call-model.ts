@@ -10,7 +10,10 @@ import { messageText } from "../scope/message-text.js";
 import { resolveNamespace, type NamespaceTemplate } from "../scope/namespace-template.js";
 import { validateRecallOptions } from "./recall.js";
 import { recallMemoryContext } from "./recall-context.js";
+import { resolveStore } from "../scope/resolve-store.js";
 import { createMemoryTools, type MemoryToolsOptions } from "./tools.js";
+import { checkEpisodeOptions, episodeTemplate, episodeTools, preloadEpisodeSection, type EpisodeMemoryOptions } from "../episodes/options.js";
+import { estimateTokens, MEMORY_CONTEXT_HEADER, MEMORY_CONTEXT_PREAMBLE } from "./format-memories.js";
 
 /**
  * How memories reach the model.
@@ -74,6 +77,13 @@ export interface CallModelOptions {
    * @default {}
    */
   memoryTools?: Omit<MemoryToolsOptions, "namespace" | "store">;
+  /**
+   * Episodic memory (past conversation turns): preloads the most relevant
+   * turns after the facts (preload modes) and adds the
+   * `search_conversations` tool (postload modes).
+   * @default undefined (no episodic memory)
+   */
+  episodes?: EpisodeMemoryOptions;
 }
 
 /** The text of the latest human message, or "" when there is none. */
@@ -120,6 +130,7 @@ export function callModel(options: CallModelOptions): (state: MessagesState, con
   const mode = checkMode(options.mode ?? "preload");
   validateRecallOptions(options);
   checkTemplate(options.namespace);
+  checkEpisodeOptions(options.episodes);
   const layout = options.systemMessages ?? "separate";
   if (layout !== "separate" && layout !== "single") {
     throw new InvalidArgumentError(`systemMessages must be "separate" or "single", got ${JSON.stringify(options.systemMessages)}`);
@@ -127,6 +138,7 @@ export function callModel(options: CallModelOptions): (state: MessagesState, con
 
   const tools = [
     ...(postloads(mode) ? createMemoryTools({ ...options.memoryTools, namespace: options.namespace, store: options.store }) : []),
+    ...(postloads(mode) ? episodeTools(options.episodes, options.store) : []),
     ...(options.tools ?? []),
   ];
   const names = new Set<string>();
@@ -159,6 +171,16 @@ export function callModel(options: CallModelOptions): (state: MessagesState, con
         maxTokens: options.maxTokens,
         withKeys: mode === "both",
       }));
+      if (options.episodes) {
+        const base = context ?? `${MEMORY_CONTEXT_HEADER}\n${MEMORY_CONTEXT_PREAMBLE}`;
+        const budget = options.maxTokens === undefined ? undefined : options.maxTokens - estimateTokens(base);
+        const store = resolveStore(options.store, config);
+        const section = await preloadEpisodeSection(store, resolveNamespace(episodeTemplate(options.episodes), config), query, {
+          limit: options.episodes.preloadLimit,
+          budget,
+        });
+        if (section) context = `${base}\n${section}`;
+      }
     }
     const parts = [options.systemPrompt, context].filter((p): p is string => Boolean(p));
     const prefix = layout === "single" && parts.length > 0 ? [new SystemMessage(parts.join("\n\n"))] : parts.map((p) => new SystemMessage(p));

@@ -7,6 +7,9 @@ import { MemoryToolNode } from "./memory-tool-node.js";
 import { checkTemplate } from "../scope/check-template.js";
 import { createMemoryTools } from "./tools.js";
 import { writeMemory, type WriteMemoryOptions } from "./write-memory.js";
+import { checkEpisodeOptions, episodeTemplate, episodeTools } from "../episodes/options.js";
+import { writeEpisodes } from "../episodes/write-episodes.js";
+import { resolveNamespace } from "../scope/namespace-template.js";
 
 /** Node names {@link withMemory} adds. */
 export const MEMORY_NODES = { callModel: "call_model", tools: "tools", writeMemory: "write_memory" } as const;
@@ -83,24 +86,42 @@ export function withMemory<G extends AnyStateGraph>(graph: G, options: WithMemor
   if (!options || typeof options !== "object") throw new InvalidArgumentError("withMemory needs options: { model, namespace, ... }");
   const mode = checkMode(options.mode ?? "preload");
   checkTemplate(options.namespace);
+  checkEpisodeOptions(options.episodes);
   for (const name of Object.values(MEMORY_NODES)) {
     if (name in g.nodes) throw new InvalidArgumentError(`the graph already has a node named "${name}"; withMemory adds its own`);
   }
 
   const tools = [
     ...(postloads(mode) ? createMemoryTools({ ...options.memoryTools, namespace: options.namespace, store: options.store }) : []),
+    ...(postloads(mode) ? episodeTools(options.episodes, options.store) : []),
     ...(options.tools ?? []),
   ];
   const model = callModel({ ...options, mode });
   const writeOptions = toWriteOptions(options.extract);
-  const write = writeMemory({ ...writeOptions, namespace: options.namespace, store: options.store });
+  const writeFacts = writeMemory({ ...writeOptions, namespace: options.namespace, store: options.store });
+  const episodes = options.episodes;
+  const recordTurns =
+    episodes && episodes.record !== false
+      ? writeEpisodes({ namespace: episodeTemplate(episodes), store: options.store, speakers: episodes.speakers })
+      : undefined;
+  const write: typeof writeFacts = recordTurns
+    ? async (state, config) => {
+        resolveNamespace(options.namespace, config); // a missing config value fails before anything is written
+        await recordTurns(state, config);
+        return writeFacts(state, config);
+      }
+    : writeFacts;
 
   g.addNode(MEMORY_NODES.callModel, model);
   g.addNode(MEMORY_NODES.writeMemory, write);
   g.addEdge(START, MEMORY_NODES.callModel);
   g.addEdge(MEMORY_NODES.writeMemory, END);
   if (tools.length > 0) {
-    const namespaces = [options.namespace, ...(postloads(mode) && options.memoryTools?.sharedNamespace ? [options.memoryTools.sharedNamespace] : [])];
+    const namespaces = [
+      options.namespace,
+      ...(postloads(mode) && options.memoryTools?.sharedNamespace ? [options.memoryTools.sharedNamespace] : []),
+      ...(postloads(mode) && episodes && episodes.tool !== false ? [episodeTemplate(episodes)] : []),
+    ];
     g.addNode(MEMORY_NODES.tools, new MemoryToolNode(tools, { namespaces, handleToolErrors: options.handleToolErrors }));
     g.addConditionalEdges(
       MEMORY_NODES.callModel,

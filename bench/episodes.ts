@@ -1,0 +1,96 @@
+/**
+ * Episodic recall latency: `npm run bench:episodes`.
+ *
+ * One user with 10,000 recorded turns (the 8 conversations of
+ * bench/data/conversations-large.json recorded with recordEpisodes, session
+ * by session, repeated under new thread ids until 10,000 turns), in an
+ * in-memory HNSWStore with USE-lite vectors (two per turn: said and context).
+ * Turn vectors come from the bench's disk cache (bench/warm-embeddings.ts);
+ * every query is embedded by USE-lite at query time, as in production.
+ * Reports p50/p95 of searchEpisodes (limit 5, with neighbours) end to end,
+ * of the query embedding alone, and of the search with the query vector cached.
+ */
+import os from "node:os";
+import { Embeddings } from "@langchain/core/embeddings";
+import { UniversalSentenceEncoderEmbeddings } from "../src/embeddings/universal-sentence-encoder.js";
+import { HNSWStore } from "../src/store/hnsw/hnsw-store.js";
+import { recordEpisodes } from "../src/episodes/record.js";
+import { searchEpisodes } from "../src/episodes/search.js";
+import { DiskCachedEmbeddings } from "./lib/disk-cache.js";
+import { loadLargeConversations } from "./lib/conversations-large.js";
+
+const TURNS = Number(process.env.TURNS ?? 10_000);
+const QUERIES = Number(process.env.QUERIES ?? 200);
+
+const use = new UniversalSentenceEncoderEmbeddings();
+await use.embedQuery("warm up");
+const cache = await new DiskCachedEmbeddings(use, new URL("./results/use-lite-vectors.json", import.meta.url)).load();
+
+/** Documents from the disk cache; queries embedded live by USE-lite (or from `seen` when `reuse`). */
+class LiveQueries extends Embeddings {
+  reuse = false;
+  readonly seen = new Map<string, number[]>();
+  readonly model = use.model;
+  constructor() {
+    super({});
+  }
+  embedDocuments(texts: string[]) {
+    return cache.embedDocuments(texts);
+  }
+  async embedQuery(text: string) {
+    if (this.reuse && this.seen.has(text)) return this.seen.get(text)!;
+    const v = await use.embedQuery(text);
+    this.seen.set(text, v);
+    return v;
+  }
+}
+const embeddings = new LiveQueries();
+const store = new HNSWStore({ index: { dims: 512, embeddings, fields: ["text"] } });
+const namespace = ["episodes", "user-1"];
+const convs = await loadLargeConversations("all");
+let turns = 0;
+const tBuild = performance.now();
+for (let rep = 0; turns < TURNS; rep++) {
+  for (const c of convs) {
+    for (const [si, s] of c.sessions.entries()) {
+      if (turns >= TURNS) break;
+      const take = s.turns.slice(0, TURNS - turns);
+      await recordEpisodes({
+        store,
+        namespace,
+        threadId: `r${rep}-${c.id}-s${si}`,
+        messages: take.map(([speaker, text]) => ({ role: speaker === c.speakers[0] ? "user" : "assistant", content: text })),
+        now: `${s.date}T12:00:00Z`,
+        speakers: { user: c.speakers[0], assistant: c.speakers[1] },
+      });
+      turns += take.length;
+    }
+  }
+}
+const buildS = (performance.now() - tBuild) / 1000;
+const queries = convs.flatMap((c) => c.questions.map((q) => q.q)).slice(0, QUERIES);
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+async function time(run: (q: string) => Promise<unknown>): Promise<number[]> {
+  const out: number[] = [];
+  for (const q of queries) {
+    const t = performance.now();
+    await run(q);
+    out.push(performance.now() - t);
+  }
+  return out;
+}
+const endToEnd = await time((q) => searchEpisodes(store, namespace, { query: q, limit: 5, neighbours: true }));
+const embedOnly = await time((q) => use.embedQuery(q));
+embeddings.reuse = true;
+const searchOnly = await time((q) => searchEpisodes(store, namespace, { query: q, limit: 5, neighbours: true }));
+await store.close();
+
+const machine = `${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}, Node ${process.version}`;
+console.log(`\nEpisodic recall at ${turns} turns for one user (${machine}); built in ${buildS.toFixed(0)} s\n`);
+console.log("| measure | p50 (ms) | p95 (ms) |");
+console.log("|---|---|---|");
+for (const [name, xs] of [["searchEpisodes, limit 5 + neighbours, query embedded live", endToEnd], ["USE-lite query embedding alone", embedOnly], ["searchEpisodes with the query vector cached", searchOnly]] as const) {
+  console.log(`| ${name} | ${pct(xs, 50).toFixed(1)} | ${pct(xs, 95).toFixed(1)} |`);
+}
+console.log(`\nTarget p95 ≤ 100 ms end to end: ${pct(endToEnd, 95) <= 100 ? "met" : "NOT met"} (${queries.length} queries)`);

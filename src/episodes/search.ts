@@ -1,0 +1,86 @@
+import type { BaseStore, GetOperation, Item } from "@langchain/langgraph-checkpoint";
+import { InvalidArgumentError } from "../errors.js";
+import { episodeKey, toEpisode, type Episode } from "./episode.js";
+import { rerankEpisodes, type EpisodeRankOptions } from "./rank.js";
+
+/** Options for {@link searchEpisodes}. */
+export interface SearchEpisodesOptions extends EpisodeRankOptions {
+  /** What to look for, e.g. the user's question. */
+  query: string;
+  /**
+   * Most turns to return.
+   * @default 5
+   */
+  limit?: number;
+  /**
+   * Also return each turn's neighbours (the turn before and after), so the
+   * exchange can be read.
+   * @default false
+   */
+  neighbours?: boolean;
+  /**
+   * Only turns of this thread.
+   * @default undefined (all threads)
+   */
+  threadId?: string;
+  /**
+   * How many of the store's hits are re-ranked.
+   * @default max(4 × limit, 40)
+   */
+  pool?: number;
+  /**
+   * Re-rank the store's hits (time-aware, spread over sessions: {@link rerankEpisodes}).
+   * `false` returns the store's order.
+   * @default true
+   */
+  rerank?: boolean;
+}
+
+function checkLimit(name: string, v: number | undefined): void {
+  if (v !== undefined && (!Number.isInteger(v) || v < 1)) throw new InvalidArgumentError(`searchEpisodes ${name} must be an integer >= 1, got ${String(v)}`);
+}
+
+/**
+ * Finds the past turns that answer `query` in a user's episode namespace:
+ * the store ranks the turns by their indexed context (date, previous turn,
+ * turn), then {@link rerankEpisodes} favours turns that say when something
+ * happened for "when" questions and spreads the results over sessions.
+ *
+ * @example
+ * ```ts
+ * const turns = await searchEpisodes(store, ["episodes", userId], { query: "when did I start the new job?", neighbours: true });
+ * ```
+ */
+export async function searchEpisodes(store: BaseStore, namespace: string[], options: SearchEpisodesOptions): Promise<Episode[]> {
+  if (!store || typeof store.search !== "function") throw new InvalidArgumentError("searchEpisodes needs a BaseStore");
+  if (typeof options?.query !== "string") throw new InvalidArgumentError("searchEpisodes needs `query`, a string");
+  checkLimit("limit", options.limit);
+  checkLimit("pool", options.pool);
+  const limit = options.limit ?? 5;
+  const query = options.query.trim();
+  if (query === "") return [];
+  const rerank = options.rerank ?? true;
+  const pool = rerank ? Math.max(options.pool ?? Math.max(4 * limit, 40), limit) : limit;
+  const filter = options.threadId === undefined ? undefined : { threadId: options.threadId };
+  const hits = await store.search(namespace, { query, limit: pool, filter });
+  const episodes = hits.map((h) => toEpisode({ key: h.key, value: h.value, score: h.score })).filter((e): e is Episode => e !== undefined);
+  const picked = rerank ? rerankEpisodes(query, episodes, limit, options) : episodes.slice(0, limit);
+  if (options.neighbours) await addNeighbours(store, namespace, picked);
+  return picked;
+}
+
+/** Fills `before` and `after` of each episode with one batch of gets. */
+export async function addNeighbours(store: BaseStore, namespace: string[], episodes: Episode[]): Promise<void> {
+  const ops: GetOperation[] = [];
+  for (const e of episodes) {
+    ops.push({ namespace, key: episodeKey(e.threadId, e.turn - 1) }, { namespace, key: episodeKey(e.threadId, e.turn + 1) });
+  }
+  if (ops.length === 0) return;
+  const items = (await store.batch(ops)) as Array<Item | null>;
+  episodes.forEach((e, i) => {
+    const before = items[2 * i] ? toEpisode(items[2 * i]!) : undefined;
+    const after = items[2 * i + 1] ? toEpisode(items[2 * i + 1]!) : undefined;
+    if (before && e.turn > 0) e.before = { speaker: before.speaker, text: before.text };
+    if (after) e.after = { speaker: after.speaker, text: after.text };
+  });
+}

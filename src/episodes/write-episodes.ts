@@ -1,0 +1,56 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { InvalidArgumentError, MissingConfigError } from "../errors.js";
+import { checkTemplate } from "../scope/check-template.js";
+import { resolveNamespace, threadIdOf, type NamespaceTemplate } from "../scope/namespace-template.js";
+import { resolveStore } from "../scope/resolve-store.js";
+import { recordEpisodes, type RecordEpisodesOptions } from "./record.js";
+import { EPISODE_NAMESPACE } from "./episode.js";
+
+/** Options for {@link writeEpisodes}. */
+export interface WriteEpisodesOptions {
+  /**
+   * The episode namespace template, filled from `config.configurable`.
+   * @default ["episodes", "{user_id}"]
+   */
+  namespace?: NamespaceTemplate;
+  /**
+   * The store to write to.
+   * @default config.store
+   */
+  store?: BaseStore;
+  /** Speaker names for user and assistant turns. @default { user: "user", assistant: "assistant" } */
+  speakers?: RecordEpisodesOptions["speakers"];
+  /** Time to live of episodes, in minutes. @default undefined (no expiry) */
+  ttl?: number;
+}
+
+/**
+ * A graph node that appends the thread's new turns to the user's episode
+ * namespace ({@link recordEpisodes}), keyed by `config.configurable.thread_id`.
+ * It returns no state update. A run without `thread_id` (or without the
+ * template's values) throws {@link MissingConfigError} and writes nothing.
+ *
+ * @example
+ * ```ts
+ * graph.addNode("write_episodes", writeEpisodes({ store })).addEdge("call_model", "write_episodes");
+ * ```
+ */
+export function writeEpisodes(options: WriteEpisodesOptions = {}): (state: { messages: BaseMessage[] }, config: LangGraphRunnableConfig) => Promise<Record<string, never>> {
+  const template = options.namespace ?? EPISODE_NAMESPACE;
+  checkTemplate(template);
+  if (options.ttl !== undefined && !(typeof options.ttl === "number" && options.ttl > 0)) {
+    throw new InvalidArgumentError(`writeEpisodes ttl must be a positive number of minutes, got ${String(options.ttl)}`);
+  }
+  return async (state, config) => {
+    const namespace = resolveNamespace(template, config);
+    const threadId = threadIdOf(config);
+    if (threadId === undefined) {
+      throw new MissingConfigError("writeEpisodes needs config.configurable.thread_id to record a thread's turns");
+    }
+    const store = resolveStore(options.store, config);
+    await recordEpisodes({ store, namespace, threadId, messages: state.messages ?? [], speakers: options.speakers, ttl: options.ttl });
+    return {};
+  };
+}
