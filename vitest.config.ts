@@ -6,7 +6,6 @@ import { defineConfig } from "vitest/config";
  * - faults:   test/faults/   fault injection (SIGKILL, corruption, lock race, disk full)
  * - postgres: test/postgres/ multi-process tests on a real PostgreSQL server
  * - browser:  test/browser/  the web inspector in headless Chromium
- * - packaging: test/packaging/ npm pack into a fresh strict consumer project
  * - scale:    test/scale/    1,000,000 items
  * - packaging: test/packaging/ npm pack + a fresh strict consumer project (a full build)
  */
