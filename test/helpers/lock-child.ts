@@ -1,0 +1,32 @@
+/**
+ * A contender in a lock race. Usage:
+ *   node lock-child <dir> <holdMs> [store]
+ * Prints "ready", waits for a line on stdin (sent to all contenders at once), then takes the directory lock
+ * (with `store`: opens an HNSWStore and puts one item as pid-<pid>) and prints
+ * "held" (then holds it for <holdMs> and releases) or "locked <ErrorName>".
+ */
+import { StoreLockedError } from "../../src/errors.js";
+
+const [dir, holdMs, mode] = process.argv.slice(2);
+// Load everything first, so that all contenders start together.
+const { HNSWStore } = mode === "store" ? await import("../../src/store/hnsw/hnsw-store.js") : { HNSWStore: undefined };
+const { DirectoryLock } = await import("../../src/store/hnsw/lock.js");
+process.stdout.write("ready\n");
+await new Promise((resolve) => process.stdin.once("data", resolve));
+process.stdin.destroy();
+try {
+  if (HNSWStore) {
+    const store = new HNSWStore({ path: dir });
+    await store.put(["race"], `pid-${process.pid}`, { pid: process.pid });
+    process.stdout.write("held\n");
+    await new Promise((r) => setTimeout(r, Number(holdMs)));
+    await store.close();
+  } else {
+    const lock = DirectoryLock.acquire(dir);
+    process.stdout.write("held\n");
+    await new Promise((r) => setTimeout(r, Number(holdMs)));
+    lock.release();
+  }
+} catch (err) {
+  process.stdout.write(`locked ${err instanceof StoreLockedError ? "StoreLockedError" : String(err)}\n`);
+}
