@@ -1,5 +1,7 @@
 import fs from "node:fs";
-import { IncompatibleStoreError } from "../../errors.js";
+import path from "node:path";
+import { CorruptStoreError, IncompatibleStoreError } from "../../errors.js";
+import { verifyFile } from "./checksum.js";
 import { fileSize } from "./files.js";
 import { DirectoryLock } from "./lock.js";
 import {
@@ -7,12 +9,15 @@ import {
   FORMAT_VERSION,
   type IndexManifest,
   type Manifest,
+  dataFiles,
   indexFile,
   itemsFile,
   logFile,
+  manifestFile,
   readItems,
   readManifest,
   removeStrays,
+  writeManifest,
   writeSnapshot,
 } from "./snapshot.js";
 import type { StoreState } from "./store-state.js";
@@ -46,14 +51,11 @@ export class StoreFiles {
     fs.mkdirSync(this.dir, { recursive: true });
     this.lock = DirectoryLock.acquire(this.dir);
     try {
-      let manifest = readManifest(this.dir);
-      if (!manifest) {
-        manifest = { format: FORMAT, formatVersion: FORMAT_VERSION, generation: 0, seq: 0, index, itemCount: 0, writtenAt: new Date().toISOString() };
-      }
+      const manifest = readManifest(this.dir) ?? this.createManifest(index);
       checkCompatible(this.dir, manifest.index, index, manifest.itemCount);
       const gen = manifest.generation;
       removeStrays(this.dir, gen);
-      const items = readItems(itemsFile(this.dir, gen), manifest.itemCount);
+      const items = readItems(itemsFile(this.dir, gen), manifest.itemCount, manifest.files?.items);
       if (hnsw) {
         // M and efConstruction are baked into the file; efSearch is the
         // caller's when given, else the one recorded (hnswlib resets it to 10).
@@ -62,19 +64,46 @@ export class StoreFiles {
           ? { ...hnsw, M: m.M, efConstruction: m.efConstruction, efSearch: efSearchGiven ? hnsw.efSearch : m.efSearch }
           : hnsw;
         const file = indexFile(this.dir, gen);
+        if (manifest.files?.vectors) verifyFile(file, manifest.files.vectors, "vector index");
         // Items with vectors but no index file make load() fail, naming the file.
         const hasVectors = fs.existsSync(file) || items.some((i) => i.vec?.length);
         state.vectors = hasVectors ? VectorIndex.load(file, settings, state.usedLabels(items)) : VectorIndex.create(settings);
       }
       state.loadSnapshot(items);
-      const { log, records, droppedTornTail } = WriteAheadLog.open(logFile(this.dir, gen));
+      const expect = manifest.formatVersion >= 2 ? { generation: gen, after: manifest.seq } : undefined;
+      const { log, records, droppedTornTail } = WriteAheadLog.open(logFile(this.dir, gen), expect);
       this.log = log;
       this.manifest = { ...manifest, index: index && state.vectors ? { ...index, M: state.vectors.settings.M, efConstruction: state.vectors.settings.efConstruction, efSearch: state.vectors.settings.efSearch } : index };
-      return { manifest, records: records.filter((r) => r.seq > manifest!.seq), droppedTornTail };
+      return { manifest, records: records.filter((r) => r.seq > manifest.seq), droppedTornTail };
     } catch (err) {
       this.release();
       throw err;
     }
+  }
+
+  /**
+   * The manifest of a directory that has none. A new directory gets one
+   * (and its empty log) at once. A directory that already holds data files
+   * without a manifest is damaged: nothing is deleted, the error names the
+   * file. The one exception is a format-1 directory whose first process
+   * never compacted (only `wal-0.log`, without a header): replayed whole.
+   */
+  private createManifest(index: IndexManifest | null): Manifest {
+    const manifest: Manifest = { format: FORMAT, formatVersion: FORMAT_VERSION, generation: 0, seq: 0, index, itemCount: 0, writtenAt: new Date().toISOString(), files: {} };
+    const data = dataFiles(this.dir);
+    if (data.length === 1 && data[0] === "wal-0.log" && !fs.readFileSync(logFile(this.dir, 0), "utf8").slice(0, 200).includes('"wal":')) {
+      return { ...manifest, formatVersion: 1, files: undefined };
+    }
+    if (data.length > 0) {
+      const file = manifestFile(this.dir);
+      throw new CorruptStoreError(
+        `manifest ${file} is missing, but ${this.dir} holds ${data.join(", ")}; nothing was deleted. Restore ${path.basename(file)} from a backup (or move the directory aside)`,
+        file,
+      );
+    }
+    WriteAheadLog.create(logFile(this.dir, 0), 0, 0);
+    writeManifest(this.dir, manifest);
+    return manifest;
   }
 
   append(record: LogRecord, sync: boolean): void {
@@ -105,7 +134,8 @@ export class StoreFiles {
     const vectors = state.vectors;
     writeSnapshot(this.dir, manifest, state.snapshotItems(), vectors ? (file) => vectors.write(file) : undefined);
     this.log?.close();
-    this.log = WriteAheadLog.open(logFile(this.dir, generation)).log;
+    this.log = undefined;
+    this.log = WriteAheadLog.open(logFile(this.dir, generation), { generation, after: seq }).log;
     this.manifest = manifest;
   }
 
