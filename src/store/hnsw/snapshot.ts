@@ -207,6 +207,15 @@ export function writeSnapshot(
   removeStrays(dir, gen);
 }
 
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /**
  * Removes what provably belongs to an older generation than `gen` (the
  * committed one), and this package's temporary files. Files of `gen` and of
@@ -218,7 +227,8 @@ export function removeStrays(dir: string, gen: number): void {
   for (const name of fs.readdirSync(dir)) {
     const m = /^(?:items-(\d+)\.jsonl|vectors-(\d+)\.hnsw|wal-(\d+)\.log)$/.exec(name);
     const older = m !== null && Number(m[1] ?? m[2] ?? m[3]) < gen;
-    const temp = /^(items-\d+\.jsonl|vectors-\d+\.hnsw|wal-\d+\.log|store\.json)\.tmp$/.test(name);
+    const cacheTemp = /^embedding-cache\.jsonl\.(\d+)\.tmp$/.exec(name); // a crash mid-rewrite of the cache
+    const temp = /^(items-\d+\.jsonl|vectors-\d+\.hnsw|wal-\d+\.log|store\.json)\.tmp$/.test(name) || (cacheTemp !== null && !isAlive(Number(cacheTemp[1])));
     if (older || temp) {
       fs.rmSync(path.join(dir, name), { force: true });
       removed = true;
