@@ -66,6 +66,7 @@ function validateOp(op: Operation, i: number, kind: Kind): void {
     if (s.query !== undefined && s.query !== null && typeof s.query !== "string") {
       throw new InvalidArgumentError(`${where}: query must be a string, got ${typeof s.query}`);
     }
+    checkJsonOperands(s.filter, `${where}: filter`);
     validateFilter(s.filter);
   }
   if (kind === "list") {
@@ -75,6 +76,26 @@ function validateOp(op: Operation, i: number, kind: Kind): void {
       if (v !== undefined && (!Number.isInteger(v) || v < 0)) throw new InvalidArgumentError(`${where}: ${name} must be an integer >= 0, got ${JSON.stringify(v)}`);
     }
   }
+}
+
+/**
+ * Filter operands must be JSON values: a bigint, symbol or function, or a
+ * cycle, would only fail while the batch is applied (after its puts were
+ * logged), so they are refused here, before anything is written.
+ */
+function checkJsonOperands(filter: unknown, where: string): void {
+  const stack = new Set<object>();
+  const walk = (v: unknown, at: string, depth: number): void => {
+    const t = typeof v;
+    if (t === "bigint" || t === "symbol" || t === "function") throw new InvalidArgumentError(`${where} holds a ${t} at ${at}; filters hold JSON values only`);
+    if (t !== "object" || v === null) return;
+    if (depth > 64) throw new InvalidArgumentError(`${where} is nested deeper than 64 levels at ${at}`);
+    if (stack.has(v as object)) throw new InvalidArgumentError(`${where} is cyclic at ${at}`);
+    stack.add(v as object);
+    for (const [k, child] of Object.entries(v as object)) walk(child, `${at}.${k}`, depth + 1);
+    stack.delete(v as object);
+  };
+  walk(filter, "filter", 0);
 }
 
 /**
