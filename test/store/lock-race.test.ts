@@ -20,7 +20,7 @@ describe("directory lock under a race", () => {
   it("8 processes on a stale lock of a dead pid: exactly one holds it, the others get StoreLockedError", async () => {
     const d = dir();
     fs.writeFileSync(path.join(d, "LOCK"), JSON.stringify({ pid: await deadPid(), since: new Date(0).toISOString() }));
-    const out = await lockRace(d, 8, { holdMs: 1500 });
+    const out = await lockRace(d, 8);
     expect(out.filter((o) => o === "held")).toHaveLength(1);
     expect(out.filter((o) => o === "locked StoreLockedError")).toHaveLength(7);
     expect(fs.readdirSync(d)).toEqual([]); // the holder released it; no guard or temp file left
@@ -42,7 +42,7 @@ describe("directory lock under a race", () => {
 
   it("4 stores racing on a fresh directory: one writer, and its acknowledged write survives", async () => {
     const d = dir();
-    const out = await lockRace(d, 4, { holdMs: 800, store: true });
+    const out = await lockRace(d, 4, { store: true });
     expect(out.filter((o) => o === "held")).toHaveLength(1);
     const store = new HNSWStore({ path: d });
     expect(await store.count()).toBe(1);
