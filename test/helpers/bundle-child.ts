@@ -24,6 +24,7 @@ export function bundleChild(entry: string): Promise<string> {
         platform: "node",
         format: "esm",
         target: "node20",
+        keepNames: true, // embedder identities derive from class names
         external: ["hnswlib-node"], // native; everything else is bundled (a child then starts in ~0.4 s of CPU)
         banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
         outfile: file,
