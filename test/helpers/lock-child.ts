@@ -9,6 +9,7 @@
 import { StoreLockedError } from "../../src/errors.js";
 
 const [dir, holdMs, mode] = process.argv.slice(2);
+process.stdout.on("error", () => process.exit(0)); // the parent is gone
 // Load everything first, so that all contenders start together.
 const { HNSWStore } = mode === "store" ? await import("../../src/store/hnsw/hnsw-store.js") : { HNSWStore: undefined };
 const { DirectoryLock } = await import("../../src/store/hnsw/lock.js");

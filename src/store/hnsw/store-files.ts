@@ -107,7 +107,10 @@ export class StoreFiles {
   }
 
   append(record: LogRecord, sync: boolean): void {
-    this.log!.append(record, sync);
+    // No log: a compaction committed but could not open the next one. Refuse
+    // the write rather than append to a log that is no longer replayed.
+    if (!this.log) throw new CorruptStoreError(`the log of ${this.dir} could not be opened after the last compaction; reopen the store`, logFile(this.dir, this.generation));
+    this.log.append(record, sync);
   }
 
   get logBytes(): number {
