@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import zlib from "node:zlib";
 import { Embeddings } from "@langchain/core/embeddings";
 import { EmbeddingError, IncompatibleStoreError, InvalidArgumentError, StoreClosedError } from "../errors.js";
 import { embedderIdentity } from "./identity.js";
@@ -47,7 +48,23 @@ export interface CacheStats {
 }
 
 const FORMAT = "embedding-cache";
-const VERSION = 1;
+/** 2: each entry line carries a crc32 of its key and vector. Version-1 entries (unchecked) are dropped and recomputed. */
+const VERSION = 2;
+
+const lineCrc = (k: string, v: string) => zlib.crc32(`${k} ${v}`).toString(16).padStart(8, "0");
+const plainEntryLine = (k: string, vector: Float32Array) => {
+  const v = encodeVector(vector);
+  return JSON.stringify({ k, v, c: lineCrc(k, v) }) + "\n";
+};
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
 type Kind = "d" | "q";
 
 /**
@@ -111,8 +128,8 @@ export class CachedEmbeddings extends Embeddings {
   }
 
   private entryLine(k: string, v: Float32Array): string {
-    const json = JSON.stringify({ k, v: encodeVector(v) });
-    return (this.lineCipher ? this.lineCipher.sealLine(json, "cache") : json) + "\n";
+    const line = plainEntryLine(k, v);
+    return this.lineCipher ? this.lineCipher.sealLine(line.slice(0, -1), "cache") + "\n" : line;
   }
 
   /** Reports the inner embedder's identity, so the cache is transparent to the store. */
@@ -152,6 +169,9 @@ export class CachedEmbeddings extends Embeddings {
    */
   async retainDocuments(texts: Iterable<string>): Promise<void> {
     if (this.closed) return;
+    // Load the file first: its entries must be filtered too, or a process
+    // that never embedded anything would write every old entry back.
+    const old = await this.open();
     const keep = new Set<string>();
     for (const t of texts) keep.add(this.key("d", t));
     const queries = new Set<string>();
@@ -162,7 +182,6 @@ export class CachedEmbeddings extends Embeddings {
       else if (!keep.has(key)) this.entries.delete(key);
     }
     if (this.file === undefined) return;
-    const old = await this.open();
     const file = this.file;
     const reopened = (async () => {
       await old?.close();
@@ -293,9 +312,15 @@ export class CachedEmbeddings extends Embeddings {
     return this.opened;
   }
 
-  /** Reads the file, drops a torn last line, compacts if oversized, and opens it for appending. */
+  /**
+   * Reads the file, drops a torn last line and every entry whose checksum
+   * fails (it is embedded again when needed, never served), removes
+   * temporary files left by crashed rewrites, compacts if oversized, and
+   * opens it for appending.
+   */
   private async load(file: string): Promise<fs.FileHandle> {
     await fs.mkdir(path.dirname(file), { recursive: true });
+    await this.removeDeadTemps(file);
     let text = "";
     try {
       text = await fs.readFile(file, "utf8");
@@ -305,39 +330,60 @@ export class CachedEmbeddings extends Embeddings {
     const complete = text.slice(0, text.lastIndexOf("\n") + 1); // a torn last line is dropped
     const lines = complete.split("\n").filter((l) => l.length > 0);
     let entryLines = 0;
+    let dropped = 0;
+    let head: { format?: unknown; version?: unknown } | undefined;
     if (lines.length > 0) {
-      let head: { format?: unknown; version?: unknown } | undefined;
       try {
         head = JSON.parse(lines[0]!);
       } catch {
         head = undefined;
       }
-      if (head?.format !== FORMAT) {
-        throw new IncompatibleStoreError(`${file} is not an embedding cache (first line: ${lines[0]!.slice(0, 80)})`);
-      }
-      if (typeof head.version !== "number" || head.version > VERSION) {
+      if (head?.format === FORMAT && typeof head.version === "number" && head.version > VERSION) {
         throw new IncompatibleStoreError(`${file} has embedding-cache version ${String(head.version)}; this code reads up to ${VERSION}`);
+      }
+      // A damaged header above cache entries is rebuilt; any other file is not ours to overwrite.
+      const entriesFollow = lines.length > 1 && lines.slice(1, 4).every((l) => l.startsWith('{"k":'));
+      if (head?.format !== FORMAT && !entriesFollow) {
+        throw new IncompatibleStoreError(`${file} is not an embedding cache (first line: ${lines[0]!.slice(0, 80)})`);
       }
       for (const line of lines.slice(1)) {
         try {
           const plain = this.lineCipher ? this.lineCipher.openLine(line, "cache") : line;
-          if (plain === undefined) continue;
-          const { k, v } = JSON.parse(plain) as { k?: unknown; v?: unknown };
-          const vec = typeof v === "string" ? decodeVector(v) : undefined;
-          if (typeof k === "string" && /^[0-9a-f]{64}$/.test(k) && vec) {
-            this.remember(k, vec);
-            entryLines++;
+          if (plain === undefined) {
+            dropped++;
+            continue;
           }
+          const { k, v, c } = JSON.parse(plain) as { k?: unknown; v?: unknown; c?: unknown };
+          const ok = typeof k === "string" && /^[0-9a-f]{64}$/.test(k) && typeof v === "string" && c === lineCrc(k, v);
+          const vec = ok ? decodeVector(v as string) : undefined;
+          if (vec && vec.length > 0) {
+            this.remember(k as string, vec);
+            entryLines++;
+          } else dropped++;
         } catch {
-          // A corrupt line is skipped: its text is simply embedded again.
+          dropped++;
         }
       }
     }
-    if (lines.length === 0 || entryLines > 2 * this.maxEntries || complete.length !== text.length) {
-      // Rewrite atomically: new file, torn tail removed, or too many lines.
+    if (dropped > 0 && head?.version === VERSION) {
+      process.emitWarning(`embedding cache ${file}: dropped ${dropped} corrupt entr${dropped === 1 ? "y" : "ies"}; their texts are embedded again when needed`);
+    }
+    if (lines.length === 0 || dropped > 0 || head?.version !== VERSION || entryLines > 2 * this.maxEntries || complete.length !== text.length) {
+      // Rewrite atomically: new file, torn tail or bad entries removed, old version, or too many lines.
       await this.writeFile(file, [...this.entries]);
     }
     return fs.open(file, "a");
+  }
+
+  /** Removes `<file>.<pid>.tmp` files whose process is gone (a crash mid-rewrite). */
+  private async removeDeadTemps(file: string): Promise<void> {
+    const base = path.basename(file);
+    const dir = path.dirname(file);
+    for (const name of await fs.readdir(dir)) {
+      if (!name.startsWith(`${base}.`) || !name.endsWith(".tmp")) continue;
+      const pid = Number(name.slice(base.length + 1, -4));
+      if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid)) await fs.rm(path.join(dir, name), { force: true });
+    }
   }
 
   /** Writes the header and `entries` to `file` atomically (temp file, fsync, rename). */

@@ -25,10 +25,20 @@ export interface TTLConfig {
   sweepIntervalMinutes?: number;
 }
 
+/**
+ * The longest TTL accepted: 1,000 years, in minutes. Longer ones would put
+ * the expiry time beyond what a Date (and the log) can represent; use
+ * `ttl: null` for "never".
+ */
+export const MAX_TTL_MINUTES = 525_960_000;
+
 export function validateTtlMinutes(ttl: unknown, what: string): void {
   if (ttl === undefined || ttl === null) return;
   if (typeof ttl !== "number" || !Number.isFinite(ttl) || ttl <= 0) {
     throw new InvalidArgumentError(`${what} must be a positive number of minutes (or null for no expiry), got ${JSON.stringify(ttl)}`);
+  }
+  if (ttl > MAX_TTL_MINUTES) {
+    throw new InvalidArgumentError(`${what} must be at most ${MAX_TTL_MINUTES} minutes (1,000 years); use null for no expiry, got ${ttl}`);
   }
 }
 

@@ -51,6 +51,7 @@ describe("bad input fails the whole batch and changes nothing", () => {
   it("an embedder that returns a vector of the wrong length", async () => {
     const { store, embeddings, walBytes } = setup();
     embeddings.mangle = (v, text) => (text.includes("broken") ? v.slice(0, 8) : v);
+    await store.open(); // opening a new directory writes the log's header
     const wal = walBytes();
     const err = await store.batch([good, { namespace: ["u"], key: "b", value: { text: "broken one" } }]).catch((e) => e);
     expect(err).toBeInstanceOf(EmbeddingError);

@@ -20,7 +20,7 @@ import { prepareBatch, type PreparedBatch } from "./prepare-batch.js";
 import { listNamespaces } from "./list-namespaces.js";
 import { validateNamespace } from "../namespace.js";
 import { runSearch, type RetrievalMode } from "./search.js";
-import type { HNSWPutOperation, HNSWStoreOptions, StoreStats } from "./options.js";
+import type { DeleteNamespaceOptions, HNSWPutOperation, HNSWStoreOptions, StoreStats } from "./options.js";
 import type { IndexManifest } from "./snapshot.js";
 import { StoreFiles } from "./store-files.js";
 import { FileCipher, removeStaleRamFiles, type EncryptionKey, type EncryptionOptions } from "./cipher.js";
@@ -77,7 +77,10 @@ export class HNSWStore extends BaseStore {
   private files?: StoreFiles;
   private seq = 0;
   private opening?: Promise<void>;
+  private closing?: Promise<void>;
   private closed = false;
+  /** A compaction failed (disk full…) after its writes were logged: retried after the next write and on close. */
+  private compactionOwed = false;
   private tail: Promise<unknown> = Promise.resolve();
   private stopSweeper: () => void = () => {};
   private cipher?: FileCipher;
@@ -110,6 +113,8 @@ export class HNSWStore extends BaseStore {
 
   /** Opens the store (lock, load, replay). Called lazily by every operation. */
   async open(): Promise<void> {
+    // open() while close() is pending: let the close finish, then open afresh.
+    if (this.closing) await this.closing.catch(() => undefined);
     if (this.state) return;
     this.closed = false;
     this.opening ??= this.doOpen().finally(() => {
@@ -150,9 +155,14 @@ export class HNSWStore extends BaseStore {
     }
     this.state = state;
     if (dir && this.files?.encrypted && needsEncryption) await this.compactNow();
-    this.stopSweeper = startSweeper(this.options.ttl ? (this.options.ttl.sweepIntervalMinutes ?? 60) : 0, () => this.sweepExpired(), (err) =>
-      this.logger.warn(`langgraph-hnsw-memory: TTL sweep failed: ${String(err)}`),
-    );
+    const sweepMinutes = this.options.ttl?.sweepIntervalMinutes ?? 60;
+    const onSweepError = (err: unknown) => this.logger.warn(`langgraph-hnsw-memory: TTL sweep failed: ${String(err)}`);
+    this.stopSweeper = startSweeper(this.options.ttl ? sweepMinutes : 0, () => this.sweepExpired(), onSweepError);
+    // Sweep once at open too: a process that lives less than the interval still sweeps.
+    if (dir && sweepMinutes > 0) {
+      const now = this.clock();
+      await this.exclusive(() => this.deleteWhere(state, [], (item) => item.expiresAt !== undefined && item.expiresAt <= now)).catch(onSweepError);
+    }
   }
 
   /** The embedder behind the store's own cache (unless `embeddingCache: false`). */
@@ -189,22 +199,35 @@ export class HNSWStore extends BaseStore {
     this.seq = record.seq;
   }
 
-  /** Flushes (compacts the log into a snapshot) and releases the directory. */
-  async close(): Promise<void> {
+  /**
+   * Flushes (compacts the log into a snapshot) and releases the directory.
+   * From the moment it is called, new operations fail with
+   * `StoreClosedError`; those already running finish first. If the final
+   * compaction fails (disk full…), a warning is logged: every acknowledged
+   * write is in the log and is replayed on the next open.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.doClose().finally(() => {
+      this.closing = undefined;
+    });
+    return this.closing;
+  }
+
+  private async doClose(): Promise<void> {
+    this.closed = true; // synchronously, before any await
     if (this.opening) await this.opening.catch(() => undefined);
-    if (this.closed || !this.state) {
-      this.closed = true;
-      return;
-    }
-    this.closed = true;
+    if (!this.state) return;
     await this.exclusive(async () => {
       this.stopSweeper();
       try {
-        if (this.files && this.files.logBytes > 0) await this.compactNow();
+        if (this.files && (this.files.logBytes > 0 || this.compactionOwed)) await this.compactNow();
+      } catch (err) {
+        this.logger.warn(`langgraph-hnsw-memory: compaction on close failed (${(err as Error)?.message ?? err}); every acknowledged write is in the log and is replayed on the next open`);
       } finally {
         this.files?.release();
         this.files = undefined;
         this.state = undefined;
+        this.compactionOwed = false;
         // Only the cache this store created is closed; a caller's embedder is theirs.
         if (this.ownedCache) await this.ownedCache.close();
         this.ownedCache = undefined;
@@ -212,10 +235,23 @@ export class HNSWStore extends BaseStore {
     });
   }
 
+  private closedError(): StoreClosedError {
+    return new StoreClosedError(`HNSWStore${this.options.path ? ` at ${this.options.path}` : ""} is closed; call open() to use it again`);
+  }
+
   private async ensureOpen(): Promise<StoreState> {
-    if (this.closed) throw new StoreClosedError(`HNSWStore${this.options.path ? ` at ${this.options.path}` : ""} is closed; call open() to use it again`);
+    if (this.closed) throw this.closedError();
     if (!this.state) await this.open();
-    return this.state!;
+    if (this.closed || !this.state) throw this.closedError();
+    return this.state;
+  }
+
+  /** Runs `fn` exclusively on `state`, failing if the store was closed (or reopened) meanwhile. */
+  private onState<T>(state: StoreState, fn: () => Promise<T> | T): Promise<T> {
+    return this.exclusive(() => {
+      if (this.state !== state || this.closed) throw this.closedError();
+      return fn();
+    });
   }
 
   /** Runs `fn` after every earlier batch has finished (one writer at a time). */
@@ -264,11 +300,10 @@ export class HNSWStore extends BaseStore {
 
   override async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
     const state = await this.ensureOpen();
-    return this.exclusive(() => this.runBatch(state, operations)) as Promise<OperationResults<Op>>;
+    return this.onState(state, () => this.runBatch(state, operations)) as Promise<OperationResults<Op>>;
   }
 
   private async runBatch(state: StoreState, operations: Operation[]): Promise<unknown[]> {
-    if (this.state !== state) throw new StoreClosedError("HNSWStore was closed while the batch waited");
     const now = this.clock();
     const prepared = await prepareBatch(operations, {
       state,
@@ -337,8 +372,24 @@ export class HNSWStore extends BaseStore {
     return results;
   }
 
-  private async maybeCompact(): Promise<void> {
-    if (this.files && this.files.logBytes >= (this.options.compactAfterBytes ?? 64 * 1024 * 1024)) await this.compactNow();
+  /**
+   * Compacts when the log is big enough (or a compaction is owed). Called
+   * after writes that are already durable in the log, so a failure here is
+   * never that write's failure: it is logged, and retried after the next
+   * write and on close.
+   */
+  private async maybeCompact(force = false): Promise<void> {
+    if (!this.files) return;
+    if (!force && !this.compactionOwed && this.files.logBytes < (this.options.compactAfterBytes ?? 64 * 1024 * 1024)) return;
+    try {
+      await this.compactNow();
+      this.compactionOwed = false;
+    } catch (err) {
+      this.compactionOwed = true;
+      this.logger.warn(
+        `langgraph-hnsw-memory: compaction failed (${(err as Error)?.message ?? err}); every acknowledged write is safe in the log, and compaction is retried after the next write`,
+      );
+    }
   }
 
   /**
@@ -347,6 +398,10 @@ export class HNSWStore extends BaseStore {
    */
   private async compactNow(): Promise<void> {
     const state = this.state!;
+    // Expired items are not carried into the snapshot: they leave the disk here.
+    const now = this.clock();
+    const expired = [...state.items.items()].filter((item) => item.expiresAt !== undefined && item.expiresAt <= now);
+    for (const item of expired) state.applyDelete(item.namespace, item.key);
     this.files!.compact(state, this.seq, this.indexManifest(state.vectors));
     if (this.ownedCache) {
       const texts: string[] = [];
@@ -384,23 +439,42 @@ export class HNSWStore extends BaseStore {
    * `compactAfterBytes`, and on `close()`.
    */
   async compact(): Promise<void> {
-    await this.ensureOpen();
-    await this.exclusive(async () => {
-      if (this.files) await this.compactNow();
+    const state = await this.ensureOpen();
+    await this.onState(state, async () => {
+      if (this.files) {
+        await this.compactNow();
+        this.compactionOwed = false;
+      }
     });
   }
 
-  /** Deletes every item under `prefix` (whole labels) and returns how many. */
-  async deleteNamespace(prefix: string[]): Promise<number> {
+  /**
+   * Deletes every item under `prefix` (whole labels) and returns how many:
+   * the "forget this person" call. By default it also compacts at once, so
+   * that when it resolves no text or vector of those items is left in any
+   * file of the directory (snapshot, log, index, embedding cache). With
+   * `{ purge: false }` that waits for the next compaction (a later
+   * `deleteNamespace`, `compact()`, `close()`, or the log reaching
+   * `compactAfterBytes`). If the purge fails (disk full…) the delete still
+   * holds: a warning is logged and the purge is retried after the next write.
+   */
+  async deleteNamespace(prefix: string[], options: DeleteNamespaceOptions = {}): Promise<number> {
     validateNamespace(prefix, { forWrite: true, what: "namespace prefix" });
+    if (options.purge !== undefined && typeof options.purge !== "boolean") {
+      throw new InvalidArgumentError(`deleteNamespace purge must be a boolean, got ${JSON.stringify(options.purge)}`);
+    }
     const state = await this.ensureOpen();
-    return this.exclusive(() => this.deleteWhere(state, prefix, () => true));
+    return this.onState(state, async () => {
+      const n = await this.deleteWhere(state, prefix, () => true);
+      if (n > 0 && options.purge !== false) await this.maybeCompact(true);
+      return n;
+    });
   }
 
   /** Deletes expired items now and returns how many. */
   async sweepExpired(): Promise<number> {
     const state = await this.ensureOpen();
-    return this.exclusive(() => {
+    return this.onState(state, () => {
       const now = this.clock();
       return this.deleteWhere(state, [], (item) => item.expiresAt !== undefined && item.expiresAt <= now);
     });
@@ -422,7 +496,7 @@ export class HNSWStore extends BaseStore {
   async count(prefix: string[] = []): Promise<number> {
     validateNamespace(prefix, { what: "namespace prefix" });
     const state = await this.ensureOpen();
-    return this.exclusive(() => {
+    return this.onState(state, () => {
       const now = this.clock();
       let n = 0;
       for (const g of state.items.groupsUnder(prefix)) for (const item of g.items.values()) if (item.expiresAt === undefined || item.expiresAt > now) n++;
@@ -433,7 +507,7 @@ export class HNSWStore extends BaseStore {
   /** Items, vectors, deleted labels and file sizes. */
   async stats(): Promise<StoreStats> {
     const state = await this.ensureOpen();
-    return this.exclusive(() => ({
+    return this.onState(state, () => ({
       items: state.items.size,
       vectors: state.vectors?.liveCount ?? 0,
       deletedLabels: state.vectors?.removedCount ?? 0,
@@ -451,7 +525,7 @@ export class HNSWStore extends BaseStore {
    */
   async reindex(options: ReindexOptions): Promise<void> {
     const state = await this.ensureOpen();
-    await this.exclusive(async () => {
+    await this.onState(state, async () => {
       const { index } = options;
       if (!index || !Number.isInteger(index.dims) || index.dims <= 0 || !index.embeddings) {
         throw new InvalidArgumentError("reindex needs { index: { dims, embeddings, fields? } }");

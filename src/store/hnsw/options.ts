@@ -127,3 +127,13 @@ export interface StoreStats {
   /** Size of each file in the directory. */
   files: Record<string, number>;
 }
+
+/** Options for {@link HNSWStore.deleteNamespace}. */
+export interface DeleteNamespaceOptions {
+  /**
+   * Compact at once, so that when the call resolves nothing of the deleted
+   * items is left in any file. `false` defers that to the next compaction.
+   * @default true
+   */
+  purge?: boolean;
+}

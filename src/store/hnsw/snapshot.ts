@@ -1,11 +1,19 @@
 import fs from "node:fs";
 import path from "node:path";
+import zlib from "node:zlib";
 import { CorruptStoreError, IncompatibleStoreError } from "../../errors.js";
+import { crcHex, fileChecksum, verifyFile, type FileChecksum } from "./checksum.js";
 import type { EncryptionManifest, FileCipher } from "./cipher.js";
 import { fsyncDir, writeAll, writeFileAtomic } from "./files.js";
+import { WriteAheadLog } from "./write-ahead-log.js";
 
 export const FORMAT = "langgraph-hnsw-memory";
-export const FORMAT_VERSION = 1;
+/**
+ * 2: the manifest carries its own checksum and the size and crc32 of each
+ * snapshot file, and each log starts with a header naming its generation and
+ * the sequence number it follows. Version 1 directories are still read.
+ */
+export const FORMAT_VERSION = 2;
 
 /** What the vectors were built with; checked on every open. */
 export interface IndexManifest {
@@ -32,6 +40,10 @@ export interface Manifest {
   index: IndexManifest | null;
   itemCount: number;
   writtenAt: string;
+  /** Size and crc32 of each snapshot file (version 2). */
+  files?: { items?: FileChecksum; vectors?: FileChecksum };
+  /** crc32 of the manifest's JSON without this field (version 2). */
+  checksum?: string;
   /** Present when the directory is encrypted (never the key). */
   encryption?: EncryptionManifest;
 }
@@ -64,7 +76,16 @@ export function readManifest(dir: string): Manifest | null {
   } catch (err) {
     throw new CorruptStoreError(`manifest ${file} is corrupt or truncated: ${(err as Error).message}`, file);
   }
-  if (m.format !== FORMAT || typeof m.formatVersion !== "number" || typeof m.generation !== "number") {
+  if (m === null || typeof m !== "object") throw new CorruptStoreError(`manifest ${file} is not a ${FORMAT} manifest`, file);
+  const { checksum, ...rest } = m;
+  // Every version after 1 writes a checksum: a manifest without one (or with
+  // a wrong one) is damaged, whatever its other fields claim.
+  if (checksum !== undefined || m.formatVersion !== 1) {
+    if (typeof checksum !== "string" || checksum !== crcHex(JSON.stringify(rest))) {
+      throw new CorruptStoreError(`manifest ${file} is corrupt (checksum mismatch)`, file);
+    }
+  }
+  if (m.format !== FORMAT || typeof m.formatVersion !== "number" || !Number.isInteger(m.generation) || m.generation < 0 || !Number.isInteger(m.seq)) {
     throw new CorruptStoreError(`manifest ${file} is not a ${FORMAT} manifest`, file);
   }
   if (m.formatVersion > FORMAT_VERSION) {
@@ -75,8 +96,21 @@ export function readManifest(dir: string): Manifest | null {
   return m;
 }
 
+/** Writes `manifest` (with its checksum) to `store.json` atomically: the commit point of a generation. */
+export function writeManifest(dir: string, manifest: Manifest): void {
+  const { checksum: _, ...rest } = manifest;
+  const json = JSON.stringify(rest);
+  writeFileAtomic(manifestFile(dir), JSON.stringify({ ...rest, checksum: crcHex(json) }, null, 2));
+}
+
+/** Data files (of any generation) present in `dir`. */
+export function dataFiles(dir: string): string[] {
+  return fs.readdirSync(dir).filter((n) => /^(items-\d+\.jsonl|vectors-\d+\.hnsw|wal-\d+\.log)$/.test(n));
+}
+
 /** Reads a snapshot's items file; it must end with its footer line. */
-export function readItems(file: string, expected: number, cipher?: FileCipher): SnapshotItem[] {
+export function readItems(file: string, expected: number, checksum?: FileChecksum, cipher?: FileCipher): SnapshotItem[] {
+  if (checksum) verifyFile(file, checksum, "items file");
   if (!fs.existsSync(file)) {
     if (expected === 0) return [];
     throw new CorruptStoreError(`items file ${file} is missing`, file);
@@ -102,12 +136,30 @@ export function readItems(file: string, expected: number, cipher?: FileCipher): 
     throw new CorruptStoreError(`items file ${file} is truncated or corrupt (expected ${expected} items)`, file);
   }
   return lines.map((line, i) => {
+    let item: SnapshotItem;
     try {
-      return JSON.parse(line) as SnapshotItem;
+      item = JSON.parse(line) as SnapshotItem;
     } catch {
       throw new CorruptStoreError(`items file ${file} is corrupt at line ${i + 1}`, file);
     }
+    if (!isSnapshotItem(item)) throw new CorruptStoreError(`items file ${file} is corrupt at line ${i + 1} (not an item)`, file);
+    return item;
   });
+}
+
+function isSnapshotItem(x: SnapshotItem): boolean {
+  return (
+    x !== null &&
+    typeof x === "object" &&
+    Array.isArray(x.ns) &&
+    x.ns.every((l) => typeof l === "string") &&
+    typeof x.key === "string" &&
+    x.value !== null &&
+    typeof x.value === "object" &&
+    Number.isFinite(x.createdAt) &&
+    Number.isFinite(x.updatedAt) &&
+    (x.vec === undefined || (Array.isArray(x.vec) && x.vec.every((p) => Array.isArray(p) && Number.isInteger(p[0]) && p[0] >= 0 && typeof p[1] === "string")))
+  );
 }
 
 /**
@@ -126,40 +178,70 @@ export function writeSnapshot(
   const gen = manifest.generation;
   const itemsPath = itemsFile(dir, gen);
   const fd = fs.openSync(itemsPath, "w");
+  let crc = 0;
+  let bytes = 0;
   try {
     let chunk: string[] = [];
     let size = 0;
     let count = 0;
+    const flush = () => {
+      const buf = Buffer.from(chunk.join("\n") + "\n");
+      writeAll(fd, buf);
+      crc = zlib.crc32(buf, crc);
+      bytes += buf.length;
+      chunk = [];
+      size = 0;
+    };
     for (const item of items) {
       const line = seal(JSON.stringify(item));
       chunk.push(line);
       size += line.length;
       count++;
-      if (size > 1 << 20) {
-        writeAll(fd, Buffer.from(chunk.join("\n") + "\n"));
-        chunk = [];
-        size = 0;
-      }
+      if (size > 1 << 20) flush();
     }
     chunk.push(seal(JSON.stringify({ end: count })));
-    writeAll(fd, Buffer.from(chunk.join("\n") + "\n"));
+    flush();
     fs.fsyncSync(fd);
     if (count !== manifest.itemCount) throw new Error(`snapshot wrote ${count} items, expected ${manifest.itemCount}`);
   } finally {
     fs.closeSync(fd);
   }
-  if (writeIndex) writeIndex(indexFile(dir, gen));
-  writeFileAtomic(manifestFile(dir), JSON.stringify(manifest, null, 2));
+  const files: Manifest["files"] = { items: { bytes, crc: crc.toString(16).padStart(8, "0") } };
+  if (writeIndex) {
+    const file = indexFile(dir, gen);
+    writeIndex(file);
+    files.vectors = fileChecksum(file);
+  }
+  // The new log exists before the manifest that names it: a committed
+  // generation always has its log, so a missing one is damage.
+  WriteAheadLog.create(logFile(dir, gen), gen, manifest.seq);
+  writeManifest(dir, { ...manifest, formatVersion: FORMAT_VERSION, files });
   removeStrays(dir, gen);
 }
 
-/** Removes files that do not belong to generation `gen` (and temp files). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Removes what provably belongs to an older generation than `gen` (the
+ * committed one), and this package's temporary files. Files of `gen` and of
+ * newer generations (a compaction that crashed before its commit; the next
+ * one overwrites them) are never touched.
+ */
 export function removeStrays(dir: string, gen: number): void {
-  const keep = new Set([path.basename(itemsFile(dir, gen)), path.basename(indexFile(dir, gen)), path.basename(logFile(dir, gen))]);
   let removed = false;
   for (const name of fs.readdirSync(dir)) {
-    const ours = /^(items-\d+\.jsonl|vectors-\d+\.hnsw|wal-\d+\.log)(\.tmp)?$/.test(name) || name === "store.json.tmp";
-    if (ours && !keep.has(name)) {
+    const m = /^(?:items-(\d+)\.jsonl|vectors-(\d+)\.hnsw|wal-(\d+)\.log)$/.exec(name);
+    const older = m !== null && Number(m[1] ?? m[2] ?? m[3]) < gen;
+    const cacheTemp = /^embedding-cache\.jsonl\.(\d+)\.tmp$/.exec(name); // a crash mid-rewrite of the cache
+    const temp = /^(items-\d+\.jsonl|vectors-\d+\.hnsw|wal-\d+\.log|store\.json)\.tmp$/.test(name) || (cacheTemp !== null && !isAlive(Number(cacheTemp[1])));
+    if (older || temp) {
       fs.rmSync(path.join(dir, name), { force: true });
       removed = true;
     }

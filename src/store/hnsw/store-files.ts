@@ -1,13 +1,16 @@
 import fs from "node:fs";
-import { EncryptionError, IncompatibleStoreError } from "../../errors.js";
+import path from "node:path";
+import { CorruptStoreError, EncryptionError, IncompatibleStoreError } from "../../errors.js";
 import type { FileCipher } from "./cipher.js";
-import { fileSize, writeFileAtomic } from "./files.js";
+import { verifyFile } from "./checksum.js";
+import { fileSize } from "./files.js";
 import { DirectoryLock } from "./lock.js";
 import {
   FORMAT,
   FORMAT_VERSION,
   type IndexManifest,
   type Manifest,
+  dataFiles,
   indexFile,
   itemsFile,
   logFile,
@@ -15,6 +18,7 @@ import {
   readItems,
   readManifest,
   removeStrays,
+  writeManifest,
   writeSnapshot,
 } from "./snapshot.js";
 import type { StoreState } from "./store-state.js";
@@ -67,17 +71,13 @@ export class StoreFiles {
     fs.mkdirSync(this.dir, { recursive: true });
     this.lock = DirectoryLock.acquire(this.dir);
     try {
-      let manifest = readManifest(this.dir);
-      const fresh = !manifest;
-      if (!manifest) {
-        manifest = { format: FORMAT, formatVersion: FORMAT_VERSION, generation: 0, seq: 0, index, itemCount: 0, writtenAt: new Date().toISOString() };
-      }
-      const readCipher = this.checkEncryption(manifest, fresh);
+      const manifest = readManifest(this.dir) ?? this.createManifest(index);
+      const readCipher = this.checkEncryption(manifest);
       const needsEncryption = this.cipher !== undefined && readCipher === undefined;
       checkCompatible(this.dir, manifest.index, index, manifest.itemCount);
       const gen = manifest.generation;
       removeStrays(this.dir, gen);
-      const items = readItems(itemsFile(this.dir, gen), manifest.itemCount, readCipher);
+      const items = readItems(itemsFile(this.dir, gen), manifest.itemCount, manifest.files?.items, readCipher);
       if (hnsw) {
         // M and efConstruction are baked into the file; efSearch is the
         // caller's when given, else the one recorded (hnswlib resets it to 10).
@@ -86,29 +86,53 @@ export class StoreFiles {
           ? { ...hnsw, M: m.M, efConstruction: m.efConstruction, efSearch: efSearchGiven ? hnsw.efSearch : m.efSearch }
           : hnsw;
         const file = indexFile(this.dir, gen);
+        if (manifest.files?.vectors) verifyFile(file, manifest.files.vectors, "vector index");
         // Items with vectors but no index file make load() fail, naming the file.
         const hasVectors = fs.existsSync(file) || items.some((i) => i.vec?.length);
         state.vectors = hasVectors ? VectorIndex.load(file, settings, state.usedLabels(items), readCipher) : VectorIndex.create(settings);
       }
       state.loadSnapshot(items);
-      const { log, records, droppedTornTail } = WriteAheadLog.open(logFile(this.dir, gen), readCipher);
-      if (fresh && this.cipher && readCipher) {
-        // Record encryption before the first (sealed) log record is written.
-        manifest = { ...manifest, encryption: this.cipher.manifest() };
-        writeFileAtomic(manifestFile(this.dir), JSON.stringify(manifest, null, 2));
-      }
+      const expect = manifest.formatVersion >= 2 ? { generation: gen, after: manifest.seq } : undefined;
+      const { log, records, droppedTornTail } = WriteAheadLog.open(logFile(this.dir, gen), expect, readCipher);
       this.log = log;
       this.manifest = { ...manifest, index: index && state.vectors ? { ...index, M: state.vectors.settings.M, efConstruction: state.vectors.settings.efConstruction, efSearch: state.vectors.settings.efSearch } : index };
-      const startSeq = manifest.seq;
-      return { manifest, records: records.filter((r) => r.seq > startSeq), droppedTornTail, needsEncryption };
+      return { manifest, records: records.filter((r) => r.seq > manifest.seq), droppedTornTail, needsEncryption };
     } catch (err) {
       this.release();
       throw err;
     }
   }
 
+  /**
+   * The manifest of a directory that has none. A new directory gets one
+   * (and its empty log) at once. A directory that already holds data files
+   * without a manifest is damaged: nothing is deleted, the error names the
+   * file. The one exception is a format-1 directory whose first process
+   * never compacted (only `wal-0.log`, without a header): replayed whole.
+   */
+  private createManifest(index: IndexManifest | null): Manifest {
+    const manifest: Manifest = { format: FORMAT, formatVersion: FORMAT_VERSION, generation: 0, seq: 0, index, itemCount: 0, writtenAt: new Date().toISOString(), files: {}, ...(this.cipher ? { encryption: this.cipher.manifest() } : {}) };
+    const data = dataFiles(this.dir);
+    if (data.length === 1 && data[0] === "wal-0.log" && !fs.readFileSync(logFile(this.dir, 0), "utf8").slice(0, 200).includes('"wal":')) {
+      return { ...manifest, formatVersion: 1, files: undefined, encryption: undefined };
+    }
+    if (data.length > 0) {
+      const file = manifestFile(this.dir);
+      throw new CorruptStoreError(
+        `manifest ${file} is missing, but ${this.dir} holds ${data.join(", ")}; nothing was deleted. Restore ${path.basename(file)} from a backup (or move the directory aside)`,
+        file,
+      );
+    }
+    WriteAheadLog.create(logFile(this.dir, 0), 0, 0);
+    writeManifest(this.dir, manifest);
+    return manifest;
+  }
+
   append(record: LogRecord, sync: boolean): void {
-    this.log!.append(record, sync);
+    // No log: a compaction committed but could not open the next one. Refuse
+    // the write rather than append to a log that is no longer replayed.
+    if (!this.log) throw new CorruptStoreError(`the log of ${this.dir} could not be opened after the last compaction; reopen the store`, logFile(this.dir, this.generation));
+    this.log.append(record, sync);
   }
 
   get logBytes(): number {
@@ -137,7 +161,8 @@ export class StoreFiles {
     const cipher = this.cipher;
     writeSnapshot(this.dir, manifest, state.snapshotItems(), vectors ? (file) => vectors.write(file, cipher) : undefined, cipher);
     this.log?.close();
-    this.log = WriteAheadLog.open(logFile(this.dir, generation), cipher).log;
+    this.log = undefined;
+    this.log = WriteAheadLog.open(logFile(this.dir, generation), { generation, after: seq }, cipher).log;
     this.manifest = manifest;
   }
 
@@ -145,7 +170,7 @@ export class StoreFiles {
    * Checks the directory's encryption against this store's key, and returns
    * the cipher to read its files with (undefined: they are plain).
    */
-  private checkEncryption(manifest: Manifest, fresh: boolean): FileCipher | undefined {
+  private checkEncryption(manifest: Manifest): FileCipher | undefined {
     if (manifest.encryption) {
       if (!this.cipher) {
         throw new EncryptionError(`store directory ${this.dir} is encrypted: open it with \`encryption: { key }\``);
@@ -154,8 +179,8 @@ export class StoreFiles {
       return this.cipher;
     }
     if (!this.cipher) return undefined;
-    const hasData = manifest.itemCount > 0 || fileSize(logFile(this.dir, manifest.generation)) > 0;
-    if (fresh && !hasData) return this.cipher;
+    const header = manifest.formatVersion >= 2 ? 10 + JSON.stringify({ wal: manifest.generation, after: manifest.seq }).length : 0;
+    const hasData = manifest.itemCount > 0 || fileSize(logFile(this.dir, manifest.generation)) > header;
     if (hasData && !this.migratePlaintext) {
       throw new EncryptionError(
         `store directory ${this.dir} is not encrypted; pass \`encryption: { key, migratePlaintext: true }\` to encrypt it in place (one compaction)`,

@@ -2,7 +2,8 @@ import fs from "node:fs";
 import zlib from "node:zlib";
 import { CorruptStoreError } from "../../errors.js";
 import type { FileCipher } from "./cipher.js";
-import { writeAll } from "./files.js";
+import { fsyncDir, writeAll } from "./files.js";
+import path from "node:path";
 
 /** One change, as recorded in the log. */
 export type LogOp =
@@ -33,6 +34,20 @@ export interface LogRecord {
 
 const crc = (s: string) => zlib.crc32(s).toString(16).padStart(8, "0");
 
+/** What the manifest says the log of its generation must look like. */
+export interface LogExpectation {
+  generation: number;
+  /** The log's first record is `after + 1`; its header says so. */
+  after: number;
+}
+
+/** The page size at which the kernel can cut a write short (SIGKILL between pages). */
+const PAGE = 4096;
+
+function isRecord(r: LogRecord): boolean {
+  return r !== null && typeof r === "object" && Number.isInteger(r.seq) && Number.isFinite(r.at) && Array.isArray(r.ops);
+}
+
 /**
  * Append-only log of acknowledged batches. Each record is one line,
  * `<crc32> <json>\n`, written with a single write before the batch's promise
@@ -50,25 +65,66 @@ export class WriteAheadLog {
     readonly file: string,
     fd: number,
     bytes: number,
+    private readonly headerBytes: number,
     private readonly cipher?: FileCipher,
   ) {
     this.fd = fd;
     this.bytes = bytes;
   }
 
-  /** Opens (creating if needed) the log and returns the records it holds. */
-  static open(file: string, cipher?: FileCipher): { log: WriteAheadLog; records: LogRecord[]; droppedTornTail: boolean } {
+  /**
+   * Creates (or empties) a log that starts with a header naming its
+   * generation and the sequence number it follows, fsynced.
+   */
+  static create(file: string, generation: number, after: number): void {
+    const json = JSON.stringify({ wal: generation, after });
+    const fd = fs.openSync(file, "w");
+    try {
+      writeAll(fd, Buffer.from(`${crc(json)} ${json}\n`));
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fsyncDir(path.dirname(file));
+  }
+
+  /**
+   * Opens the log and returns the records it holds. With `expect` (format 2),
+   * the log must exist and start with the header the manifest implies, and
+   * its records must follow each other without a gap. Without it (format 1
+   * directories), a missing log is an empty one.
+   *
+   * A partial last line is a torn append (the process died mid-write) only
+   * where a write can really be cut short: at a page boundary, or as a run of
+   * zero bytes (unwritten blocks after a power cut). It is dropped and cut
+   * off. A partial line anywhere else means the file was shortened, and is a
+   * {@link CorruptStoreError}, as is any other bad line.
+   */
+  static open(file: string, expect?: LogExpectation, cipher?: FileCipher): { log: WriteAheadLog; records: LogRecord[]; droppedTornTail: boolean } {
     const records: LogRecord[] = [];
     let keep = 0;
+    let headerBytes = 0;
     let droppedTornTail = false;
-    if (fs.existsSync(file)) {
+    const exists = fs.existsSync(file);
+    if (!exists && expect) {
+      throw new CorruptStoreError(`log ${file} is missing; the manifest says generation ${expect.generation}'s log holds every change after sequence ${expect.after}`, file);
+    }
+    if (exists) {
       const buf = fs.readFileSync(file);
       let start = 0;
       let lineNo = 0;
+      let prevSeq = expect?.after;
       while (start < buf.length) {
         const nl = buf.indexOf(10, start);
         lineNo++;
         if (nl === -1) {
+          const tail = buf.subarray(start);
+          if (buf.length % PAGE !== 0 && !tail.every((b) => b === 0)) {
+            throw new CorruptStoreError(
+              `log ${file} ends inside a record at byte ${buf.length} (line ${lineNo}), where no crash can cut a write: the file was shortened and later records are lost`,
+              file,
+            );
+          }
           droppedTornTail = true; // torn last line: the crash happened mid-append
           break;
         }
@@ -78,20 +134,37 @@ export class WriteAheadLog {
         if (sp !== 8 || crc(payload) !== line.slice(0, 8)) {
           throw new CorruptStoreError(`log ${file} is corrupt at line ${lineNo} (checksum mismatch)`, file);
         }
-        const json = cipher ? cipher.openLine(payload, "wal") : payload;
+        // The header (generation, sequence) is plain; records are sealed when the store is encrypted.
+        const json = cipher && !(expect && lineNo === 1) ? cipher.openLine(payload, "wal") : payload;
         if (json === undefined) throw new CorruptStoreError(`log ${file} is corrupt at line ${lineNo} (fails authentication)`, file);
+        let parsed: LogRecord & { wal?: number; after?: number };
         try {
-          records.push(JSON.parse(json) as LogRecord);
+          parsed = JSON.parse(json) as LogRecord;
         } catch {
           throw new CorruptStoreError(`log ${file} is corrupt at line ${lineNo} (invalid JSON)`, file);
+        }
+        if (expect && lineNo === 1) {
+          if (parsed.wal !== expect.generation || parsed.after !== expect.after) {
+            throw new CorruptStoreError(`log ${file} does not start with the header of generation ${expect.generation} after sequence ${expect.after}`, file);
+          }
+          headerBytes = nl + 1;
+        } else {
+          if (!isRecord(parsed)) throw new CorruptStoreError(`log ${file} is corrupt at line ${lineNo} (not a log record)`, file);
+          if (prevSeq !== undefined && parsed.seq !== prevSeq + 1) {
+            throw new CorruptStoreError(`log ${file} jumps from sequence ${prevSeq} to ${parsed.seq} at line ${lineNo}: records are missing`, file);
+          }
+          prevSeq = parsed.seq;
+          records.push(parsed);
         }
         start = nl + 1;
         keep = start;
       }
+      if (expect && lineNo === 0) throw new CorruptStoreError(`log ${file} is empty: its header is missing (the file was truncated)`, file);
+      if (expect && keep === 0) throw new CorruptStoreError(`log ${file} has no complete header (the file was truncated)`, file);
       if (droppedTornTail) fs.truncateSync(file, keep);
     }
     const fd = fs.openSync(file, "a");
-    return { log: new WriteAheadLog(file, fd, keep, cipher), records, droppedTornTail };
+    return { log: new WriteAheadLog(file, fd, keep, headerBytes, cipher), records, droppedTornTail };
   }
 
   /** Appends one record; durable against process death when this returns. */
@@ -114,8 +187,9 @@ export class WriteAheadLog {
     this.bytes += buf.length;
   }
 
+  /** Bytes of records (the header not counted). */
   get size(): number {
-    return this.bytes;
+    return this.bytes - this.headerBytes;
   }
 
   close(): void {

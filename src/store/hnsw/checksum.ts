@@ -1,0 +1,46 @@
+import fs from "node:fs";
+import zlib from "node:zlib";
+import { CorruptStoreError } from "../../errors.js";
+
+/** crc32 of a string or buffer, as 8 hex digits. */
+export const crcHex = (data: string | Buffer, value = 0): string => zlib.crc32(data, value).toString(16).padStart(8, "0");
+
+/** A file's size and crc32, as recorded in the manifest. */
+export interface FileChecksum {
+  bytes: number;
+  crc: string;
+}
+
+/** crc32 over a whole file, read in chunks (files may exceed a Buffer's size). */
+export function fileChecksum(file: string): FileChecksum {
+  const fd = fs.openSync(file, "r");
+  try {
+    const buf = Buffer.allocUnsafe(4 << 20);
+    let crc = 0;
+    let bytes = 0;
+    for (;;) {
+      const n = fs.readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      crc = zlib.crc32(buf.subarray(0, n), crc);
+      bytes += n;
+    }
+    return { bytes, crc: crc.toString(16).padStart(8, "0") };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Checks a snapshot file against the size and crc32 the manifest recorded,
+ * before anything parses it (hnswlib trusts its input: a flipped byte can
+ * crash the process or silently change vectors).
+ * @throws {CorruptStoreError} naming the file.
+ */
+export function verifyFile(file: string, expected: FileChecksum, what: string): void {
+  if (!fs.existsSync(file)) throw new CorruptStoreError(`${what} ${file} is missing (the manifest lists it)`, file);
+  const actual = fileChecksum(file);
+  if (actual.bytes !== expected.bytes) {
+    throw new CorruptStoreError(`${what} ${file} is ${actual.bytes} bytes, the manifest recorded ${expected.bytes}: truncated or overwritten`, file);
+  }
+  if (actual.crc !== expected.crc) throw new CorruptStoreError(`${what} ${file} is corrupt (checksum ${actual.crc}, the manifest recorded ${expected.crc})`, file);
+}
