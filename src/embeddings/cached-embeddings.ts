@@ -24,6 +24,15 @@ export interface CachedEmbeddingsOptions {
    * @default 20000
    */
   maxEntries?: number;
+  /**
+   * The embedder embeds a query exactly as a document
+   * (`embedQuery(t)` equals `embedDocuments([t])[0]`), so both share cache
+   * entries: a text searched for and then stored is embedded once. Never
+   * set it for asymmetric models (e5-style "query:"/"passage:" prefixes,
+   * OpenAI's are symmetric but not declared).
+   * @default the inner embedder's own `symmetric` property, else false
+   */
+  symmetric?: boolean;
 }
 
 /** Counts of cache lookups since construction. */
@@ -63,6 +72,8 @@ export class CachedEmbeddings extends Embeddings {
   readonly inner: Embeddings;
   readonly file?: string;
   readonly maxEntries: number;
+  /** Queries and documents share entries (see {@link CachedEmbeddingsOptions.symmetric}). */
+  readonly symmetric: boolean;
   private readonly identity: string;
   private readonly entries = new Map<string, Float32Array>();
   /** Keys of query vectors held in memory (never written to the file). */
@@ -89,6 +100,7 @@ export class CachedEmbeddings extends Embeddings {
     this.file = options.file;
     this.maxEntries = maxEntries;
     this.identity = embedderIdentity(this.inner);
+    this.symmetric = options.symmetric ?? (this.inner as { symmetric?: unknown }).symmetric === true;
   }
 
   /** Reports the inner embedder's identity, so the cache is transparent to the store. */
@@ -160,6 +172,7 @@ export class CachedEmbeddings extends Embeddings {
   }
 
   private key(kind: Kind, text: string): string {
+    if (this.symmetric) kind = "d";
     return createHash("sha256").update(this.identity).update("\0").update(kind).update("\0").update(text).digest("hex");
   }
 
@@ -177,7 +190,8 @@ export class CachedEmbeddings extends Embeddings {
     if (this.closed) throw new StoreClosedError("CachedEmbeddings was used after close()");
     const handle = await this.open();
     const keys = texts.map((t) => this.key(kind, t));
-    if (kind === "q") for (const k of keys) this.queryKeys.add(k);
+    // Query vectors stay in memory only, unless a document already holds the same entry.
+    if (kind === "q") for (const k of keys) if (!this.entries.has(k) || this.queryKeys.has(k)) this.queryKeys.add(k);
     const results = new Array<Promise<Float32Array> | Float32Array>(texts.length);
     const missKeys: string[] = [];
     const missTexts: string[] = [];
@@ -216,6 +230,7 @@ export class CachedEmbeddings extends Embeddings {
         .then(
           (vs) => {
             missKeys.forEach((key, j) => this.remember(key, vs[j]!));
+            if (kind === "d") for (const key of missKeys) this.queryKeys.delete(key);
             // Only document vectors go to disk: queries are not tied to any
             // item, so they could never be purged when their owner is deleted.
             if (handle && kind === "d") this.append(handle, missKeys, vs);
@@ -228,6 +243,14 @@ export class CachedEmbeddings extends Embeddings {
       });
     }
     const vectors = await Promise.all(results);
+    if (kind === "d" && this.symmetric) {
+      // A query vector reused for a document now belongs on disk.
+      const promoted = new Map<string, Float32Array>();
+      keys.forEach((key, i) => {
+        if (this.queryKeys.delete(key)) promoted.set(key, vectors[i]!);
+      });
+      if (handle && promoted.size) this.append(handle, [...promoted.keys()], [...promoted.values()]);
+    }
     return vectors.map((v) => Array.from(v));
   }
 

@@ -94,6 +94,11 @@ export class UniversalSentenceEncoderEmbeddings extends Embeddings {
   readonly model = "universal-sentence-encoder-lite@0.2.0";
   /** Length of every vector. */
   readonly dims = 512;
+  /**
+   * A query is embedded exactly as a document, so caches (see
+   * `CachedEmbeddings`) may share their vectors.
+   */
+  readonly symmetric = true;
   readonly batchSize: number;
   readonly chunkChars: number;
   readonly maxChunks: number;
