@@ -16,7 +16,11 @@
  *     (same graph, M, efConstruction, ef), plus an ef sweep; its own addPoint
  *     build for put throughput only up to --raw-build-max (10k);
  *   - HNSWStore with durability "process" (puts + search; up to --process-max, 10k);
- *   - InMemoryStore (up to 100k; fewer queries at 100k, it scans in JS).
+ *   - InMemoryStore (up to 100k; fewer queries at 100k, it scans in JS);
+ *   - planner (in memory): a prefix covering all N items against the whole
+ *     store, and one user's 100 items searched among 1k, 10k and 100k
+ *     namespaces (the others hold one unindexed item each).
+ * Each target of issue 15 that a run measures is printed as MET or MISSED.
  * The stores get the vectors through {@link PrecomputedEmbeddings}
  * ("v:123" → row 123, "q:5" → query 5), so no embedding cost is measured.
  *
@@ -25,7 +29,7 @@
  * (prefix []); the one-user search is over ["users","u1"] and must have
  * recall 1.0 (HNSWStore's planner scans those 100 items exactly).
  *
- * Options: --1m, --sizes=N,N, --queries=200, --systems=fsync,raw,process,memory
+ * Options: --1m, --sizes=N,N, --queries=200, --systems=fsync,raw,process,memory,planner
  * (raw needs fsync's directory), --raw-build-max=10000, --process-max=10000,
  * --M= --efc= --ef= (override the store's HNSW defaults for both HNSWStore and raw).
  *

@@ -40,7 +40,7 @@ const byRecency = (a: StoredItem, b: StoredItem) => b.updatedAt - a.updatedAt ||
  * more. The pool never depends on the page asked for below that depth, so
  * page N of a search is the same slice of one ranking whatever the page size.
  */
-export const RANK_POOL = 100;
+export const RANK_POOL = 50;
 
 /** Group ids marked for the current search (label → group filter without Sets or strings). */
 let groupMarks = new Uint32Array(1024);
@@ -120,27 +120,23 @@ export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchCont
   const pool = exact ? Infinity : Math.max(RANK_POOL, need);
 
   let ranked: Ranked[] = [];
-  let vectorRanked: Ranked[] = [];
-  const q = useVectors ? normalise(req.queryVector!) : [];
+  const byId = new Map<string, StoredItem>();
+  const keywordHits = useKeywords
+    ? keywordSearch(state, req.query, groups, exact, exact ? candidates!.length : pool, (id) => {
+        const item = state.items.byId(id);
+        if (!item || !inScope(item)) return false;
+        byId.set(id, item);
+        return true;
+      })
+    : [];
   if (useVectors) {
-    vectorRanked = exact
+    const q = normalise(req.queryVector!);
+    const vectorRanked = exact
       ? exactScan(state, q, candidates!)
       : annSearch(state, q, pool, groups ? inScope : undefined, inScope, groups ? total / Math.max(1, state.items.size) : 1);
-    ranked = vectorRanked;
-  }
-  if (useKeywords) {
-    const byId = new Map<string, StoredItem>();
-    const keywordHits = keywordSearch(state, req.query, groups, exact, exact ? candidates!.length : pool, (id) => {
-      const item = state.items.byId(id);
-      if (!item || !inScope(item)) return false;
-      byId.set(id, item);
-      return true;
-    });
-    if (!useVectors) {
-      ranked = keywordHits.map((h) => ({ item: byId.get(h.id)!, score: h.score / (1 + h.score) }));
-    } else if (keywordHits.length > 0) {
-      ranked = fuse(state, q, req.query, vectorRanked, keywordHits, byId);
-    }
+    ranked = keywordHits.length > 0 ? fuse(state, q, req.query, vectorRanked, keywordHits, byId) : vectorRanked;
+  } else {
+    ranked = keywordHits.map((h) => ({ item: byId.get(h.id)!, score: h.score / (1 + h.score) }));
   }
 
   if (ranked.length < need) {
@@ -267,19 +263,21 @@ function annSearch(
     : undefined;
   let kk = k;
   for (;;) {
-    const best = new Map<StoredItem, number>();
     // A filter that passes a fraction f of the graph needs a beam about 1/f
     // wider to meet as many accepted vectors as an unfiltered walk.
     const base = Math.max(vectors.settings.efSearch, kk);
     const ef = selected >= 1 ? base : Math.min(vectors.liveCount, Math.ceil(base / Math.max(selected, 1e-3)));
-    for (const hit of vectors.search(q, kk, filter, ef)) {
+    // Best first (hnswlib's order already; the sort only makes sure), so an item's first hit is its best vector.
+    const hits = vectors.search(q, kk, filter, ef).sort((a, b) => b.score - a.score);
+    const out: Ranked[] = [];
+    const seen = new Set<StoredItem>();
+    for (const hit of hits) {
       const owner = state.owners[hit.label];
-      if (!owner || !inScope(owner)) continue;
-      if (!best.has(owner) || best.get(owner)! < hit.score) best.set(owner, hit.score);
+      if (!owner || seen.has(owner) || !inScope(owner)) continue;
+      seen.add(owner);
+      out.push({ item: owner, score: hit.score });
     }
-    if (best.size >= k || kk >= vectors.liveCount) {
-      return [...best].map(([item, score]) => ({ item, score })).sort((a, b) => b.score - a.score).slice(0, k);
-    }
+    if (out.length >= k || kk >= vectors.liveCount) return out.length > k ? out.slice(0, k) : out;
     kk = Math.min(vectors.liveCount, kk * 2);
   }
 }
