@@ -93,12 +93,18 @@ interface SystemResult {
   diskBytes?: number;
   rssDeltaMB: number;
   rssMB: number;
-  hybrid?: { search: Latency; recall: number; firstSearchMs: number; interleaved?: { store: Latency; raw: Latency; ratioP50: number } };
+  hybrid?: { search: Latency; recall: number; firstSearchMs: number; interleaved?: { store: Latency; raw: Latency; ratioP50: number; ratioCpu: number } };
   planner?: PlannerResult;
   /** Store search vs raw searchKnn on the store's own index, timed alternately in one process. */
-  interleaved?: { store: Latency; raw: Latency; ratioP50: number; ratioMean: number };
+  interleaved?: { store: Latency; raw: Latency; ratioP50: number; ratioMean: number; ratioCpu: number };
   efSweep?: { ef: number; recall: number; p50: number }[];
 }
+
+/** CPU time of this process in ms (all its threads): less swayed than wall time by other jobs on a loaded machine. */
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 
 const namespaceOf = (i: number): string[] => (i < USER_ITEMS ? ["users", "u1"] : ["users", `u${2 + (i % 999)}`]);
 const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
@@ -288,21 +294,29 @@ async function runHnswStore(job: WorkerJob, d: Data): Promise<SystemResult> {
   const qs = Array.from({ length: job.queries + WARMUP }, (_, q) => row(d.queries, DIMS, q));
   const storeSamples: number[] = [];
   const rawSamples: number[] = [];
+  let storeCpu = 0;
+  let rawCpu = 0;
   for (let q = 0; q < WARMUP + job.queries; q++) {
+    let c0 = cpuMs();
     let t0 = performance.now();
     await store.search([], { query: `q:${q}`, limit: K });
     const s = performance.now() - t0;
+    const sc = cpuMs() - c0;
+    c0 = cpuMs();
     t0 = performance.now();
     raw.searchKnn(qs[q], K);
     const r = performance.now() - t0;
+    const rc = cpuMs() - c0;
     if (q >= WARMUP) {
       storeSamples.push(s);
       rawSamples.push(r);
+      storeCpu += sc;
+      rawCpu += rc;
     }
   }
   const si = latency(storeSamples);
   const ri = latency(rawSamples);
-  result.interleaved = { store: si, raw: ri, ratioP50: si.p50 / ri.p50, ratioMean: si.mean / ri.mean };
+  result.interleaved = { store: si, raw: ri, ratioP50: si.p50 / ri.p50, ratioMean: si.mean / ri.mean, ratioCpu: storeCpu / rawCpu };
   await store.close();
 
   store = new HNSWStore(options("hybrid"));
@@ -314,16 +328,24 @@ async function runHnswStore(job: WorkerJob, d: Data): Promise<SystemResult> {
   // The default mode against raw searchKnn, timed alternately like the vector figure.
   const hs: number[] = [];
   const hr: number[] = [];
+  let hsCpu = 0;
+  let hrCpu = 0;
   for (let q = 0; q < WARMUP + job.queries; q++) {
+    let c0 = cpuMs();
     let t0 = performance.now();
     await store.search([], { query: `q:${q}`, limit: K });
     const s = performance.now() - t0;
+    const sc = cpuMs() - c0;
+    c0 = cpuMs();
     t0 = performance.now();
     raw.searchKnn(qs[q], K);
     const r = performance.now() - t0;
+    const rc = cpuMs() - c0;
     if (q >= WARMUP) {
       hs.push(s);
       hr.push(r);
+      hsCpu += sc;
+      hrCpu += rc;
     }
   }
   const hsl = latency(hs);
@@ -332,7 +354,7 @@ async function runHnswStore(job: WorkerJob, d: Data): Promise<SystemResult> {
     search: hybrid.lat,
     recall: recallAtK(hybrid.ids, d.exact.slice(WARMUP)),
     firstSearchMs,
-    interleaved: { store: hsl, raw: hrl, ratioP50: hsl.p50 / hrl.p50 },
+    interleaved: { store: hsl, raw: hrl, ratioP50: hsl.p50 / hrl.p50, ratioCpu: hsCpu / hrCpu },
   };
   await store.close();
   return result;
@@ -351,7 +373,7 @@ async function runInMemory(job: WorkerJob, d: Data): Promise<SystemResult> {
 
 interface PlannerResult {
   /** All N items in one namespace: prefix ["shared"] (covers every item) vs [] (the whole store), interleaved. */
-  shared: { whole: Latency; covering: Latency; ratioP50: number };
+  shared: { whole: Latency; covering: Latency; ratioP50: number; ratioCpu: number };
   /** One user's 100 items among this many other namespaces (one unindexed item each). */
   oneUser: { namespaces: number; vector: Latency; hybrid: Latency }[];
 }
@@ -374,16 +396,24 @@ async function runPlanner(job: WorkerJob, d: Data): Promise<SystemResult> {
   }
   const whole: number[] = [];
   const covering: number[] = [];
+  let wholeCpu = 0;
+  let coveringCpu = 0;
   for (let q = 0; q < WARMUP + job.queries; q++) {
+    let c0 = cpuMs();
     let t0 = performance.now();
     await store.search([], { query: `q:${q}`, limit: K });
     const a = performance.now() - t0;
+    const ac = cpuMs() - c0;
+    c0 = cpuMs();
     t0 = performance.now();
     await store.search(["shared"], { query: `q:${q}`, limit: K });
     const b = performance.now() - t0;
+    const bc = cpuMs() - c0;
     if (q >= WARMUP) {
       whole.push(a);
       covering.push(b);
+      wholeCpu += ac;
+      coveringCpu += bc;
     }
   }
   await store.close();
@@ -417,7 +447,7 @@ async function runPlanner(job: WorkerJob, d: Data): Promise<SystemResult> {
     userRecall: 0,
     rssDeltaMB: 0,
     rssMB: rssMB(),
-    planner: { shared: { whole: w, covering: c, ratioP50: c.p50 / w.p50 }, oneUser },
+    planner: { shared: { whole: w, covering: c, ratioP50: c.p50 / w.p50, ratioCpu: coveringCpu / wholeCpu }, oneUser },
   };
 }
 
@@ -515,7 +545,7 @@ function checks(results: SystemResult[]): Check[] {
     const planner = at("planner")?.planner;
     if (planner) {
       const r = planner.shared.ratioP50;
-      out.push({ data, n, target: `prefix covering ${int(n)} of ${int(n)} items ≤ 1.3× whole-store search (p50)`, value: `${r.toFixed(2)}× (${f(planner.shared.covering.p50, 3)} vs ${f(planner.shared.whole.p50, 3)} ms)`, met: r <= 1.3 });
+      out.push({ data, n, target: `prefix covering ${int(n)} of ${int(n)} items ≤ 1.3× whole-store search (p50)`, value: `${r.toFixed(2)}× (${f(planner.shared.covering.p50, 3)} vs ${f(planner.shared.whole.p50, 3)} ms; CPU time ${planner.shared.ratioCpu.toFixed(2)}×)`, met: r <= 1.3 });
       for (const mode of ["vector", "hybrid"] as const) {
         const p50s = planner.oneUser.map((u) => u[mode].p50);
         const spread = Math.max(...p50s) / Math.min(...p50s);
@@ -538,14 +568,14 @@ function checks(results: SystemResult[]): Check[] {
     const fsync = at("HNSWStore (fsync)");
     if (fsync?.interleaved) {
       const ratio = fsync.interleaved.ratioP50;
-      out.push({ data, n, target: "vector-mode search ≤ 1.3× raw searchKnn (p50, same graph, interleaved)", value: `${ratio.toFixed(2)}×`, met: ratio <= 1.3 });
+      out.push({ data, n, target: "vector-mode search ≤ 1.3× raw searchKnn (p50, same graph, interleaved)", value: `${ratio.toFixed(2)}× (CPU time ${fsync.interleaved.ratioCpu.toFixed(2)}×)`, met: ratio <= 1.3 });
     } else if (raw) {
       const ratio = store.search.p50 / raw.search.p50;
       out.push({ data, n, target: "vector-mode search ≤ 1.3× raw searchKnn (p50)", value: `${ratio.toFixed(2)}×`, met: ratio <= 1.3 });
     }
     if (fsync?.hybrid?.interleaved) {
       const ratio = fsync.hybrid.interleaved.ratioP50;
-      out.push({ data, n, target: "default (hybrid) search ≤ 1.5× raw searchKnn (p50, same graph, interleaved)", value: `${ratio.toFixed(2)}×`, met: ratio <= 1.5 });
+      out.push({ data, n, target: "default (hybrid) search ≤ 1.5× raw searchKnn (p50, same graph, interleaved)", value: `${ratio.toFixed(2)}× (CPU time ${fsync.hybrid.interleaved.ratioCpu.toFixed(2)}×)`, met: ratio <= 1.5 });
       if (raw) out.push({ data, n, target: "default (hybrid) recall@10 ≥ raw's", value: `${fsync.hybrid.recall.toFixed(3)} vs ${raw.recall.toFixed(3)}`, met: fsync.hybrid.recall >= raw.recall });
     }
     out.push({ data, n, target: "one-user (100 items) recall@10 = 1.0", value: store.userRecall.toFixed(3), met: store.userRecall === 1 });
