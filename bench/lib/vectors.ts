@@ -109,6 +109,31 @@ export function recallAtK(returned: number[][], exact: Int32Array[]): number {
   return total ? hit / total : 0;
 }
 
+const DOC_LETTERS = "abcdefghijklm";
+const QUERY_LETTERS = "nopqrstuvwxyz";
+
+/**
+ * `i` spelled in base 13 with letters: a–m for documents, n–z for queries,
+ * so that no query shares a word with any document (BM25 finds nothing,
+ * as for a query with no keyword hit). {@link PrecomputedEmbeddings} reads
+ * both spellings.
+ */
+export function idText(kind: "v" | "q", i: number): string {
+  const letters = kind === "v" ? DOC_LETTERS : QUERY_LETTERS;
+  let out = "";
+  do {
+    out = letters[i % 13] + out;
+    i = Math.floor(i / 13);
+  } while (i > 0);
+  return `${kind}:${out}`;
+}
+
+function fromLetters(word: string): number {
+  let i = 0;
+  for (const c of word) i = i * 13 + ((c.charCodeAt(0) - 97) % 13);
+  return i;
+}
+
 /**
  * Maps text ids to precomputed vectors: `"v:123"` → row 123 of the data,
  * `"q:5"` → query 5. Lets the stores be fed the exact same vectors as raw
@@ -128,7 +153,7 @@ export class PrecomputedEmbeddings extends Embeddings {
 
   private lookup(text: string): number[] {
     const [kind, n] = text.split(":");
-    const i = Number(n);
+    const i = /^[a-z]+$/.test(n ?? "") ? fromLetters(n!) : Number(n);
     if (kind === "v") return row(this.data, this.dims, i);
     if (kind === "q") return row(this.queries, this.dims, i);
     throw new Error(`PrecomputedEmbeddings: unknown text ${JSON.stringify(text)}`);

@@ -26,6 +26,15 @@ export interface CachedEmbeddingsOptions {
    */
   maxEntries?: number;
   /**
+   * The embedder embeds a query exactly as a document
+   * (`embedQuery(t)` equals `embedDocuments([t])[0]`), so both share cache
+   * entries: a text searched for and then stored is embedded once. Never
+   * set it for asymmetric models (e5-style "query:"/"passage:" prefixes,
+   * OpenAI's are symmetric but not declared).
+   * @default the inner embedder's own `symmetric` property, else false
+   */
+  symmetric?: boolean;
+  /**
    * Seals each entry line of the file (encryption at rest); an entry that
    * does not open is dropped and its text embedded again.
    * @default undefined (plain lines)
@@ -92,6 +101,8 @@ export class CachedEmbeddings extends Embeddings {
   readonly inner: Embeddings;
   readonly file?: string;
   readonly maxEntries: number;
+  /** Queries and documents share entries (see {@link CachedEmbeddingsOptions.symmetric}). */
+  readonly symmetric: boolean;
   private readonly identity: string;
   private readonly entries = new Map<string, Float32Array>();
   /** Keys of query vectors held in memory (never written to the file). */
@@ -119,6 +130,7 @@ export class CachedEmbeddings extends Embeddings {
     this.file = options.file;
     this.maxEntries = maxEntries;
     this.identity = embedderIdentity(this.inner);
+    this.symmetric = options.symmetric ?? (this.inner as { symmetric?: unknown }).symmetric === true;
     this.lineCipher = options.lineCipher;
   }
 
@@ -203,6 +215,7 @@ export class CachedEmbeddings extends Embeddings {
   }
 
   private key(kind: Kind, text: string): string {
+    if (this.symmetric) kind = "d";
     return createHash("sha256").update(this.identity).update("\0").update(kind).update("\0").update(text).digest("hex");
   }
 
@@ -220,7 +233,8 @@ export class CachedEmbeddings extends Embeddings {
     if (this.closed) throw new StoreClosedError("CachedEmbeddings was used after close()");
     const handle = await this.open();
     const keys = texts.map((t) => this.key(kind, t));
-    if (kind === "q") for (const k of keys) this.queryKeys.add(k);
+    // Query vectors stay in memory only, unless a document already holds the same entry.
+    if (kind === "q") for (const k of keys) if (!this.entries.has(k) || this.queryKeys.has(k)) this.queryKeys.add(k);
     const results = new Array<Promise<Float32Array> | Float32Array>(texts.length);
     const missKeys: string[] = [];
     const missTexts: string[] = [];
@@ -259,6 +273,7 @@ export class CachedEmbeddings extends Embeddings {
         .then(
           (vs) => {
             missKeys.forEach((key, j) => this.remember(key, vs[j]!));
+            if (kind === "d") for (const key of missKeys) this.queryKeys.delete(key);
             // Only document vectors go to disk: queries are not tied to any
             // item, so they could never be purged when their owner is deleted.
             if (handle && kind === "d") this.append(handle, missKeys, vs);
@@ -271,6 +286,14 @@ export class CachedEmbeddings extends Embeddings {
       });
     }
     const vectors = await Promise.all(results);
+    if (kind === "d" && this.symmetric) {
+      // A query vector reused for a document now belongs on disk.
+      const promoted = new Map<string, Float32Array>();
+      keys.forEach((key, i) => {
+        if (this.queryKeys.delete(key)) promoted.set(key, vectors[i]!);
+      });
+      if (handle && promoted.size) this.append(handle, [...promoted.keys()], [...promoted.values()]);
+    }
     return vectors.map((v) => Array.from(v));
   }
 

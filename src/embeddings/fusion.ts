@@ -74,8 +74,9 @@ export function keywordSignals(query: string): number {
  * fly to Lisbon?" leans on BM25 while "Which antibiotics should I avoid?"
  * leans on meaning. Ties keep the vector order.
  *
- * Only the order matters to the input; `score` in the result is the fused
- * score (the store replaces it with cosine similarity).
+ * Only the order matters to the input; `score` in the result is the raw
+ * fused score. HNSWStore reports, in this order, each item's cosine capped
+ * by the score above it (see `retrieval` in HNSWStoreOptions).
  */
 export function hybridRank(
   input: { query: string; vectorHits: RankedHit[]; keywordHits: RankedHit[] },

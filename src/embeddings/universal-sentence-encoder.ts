@@ -1,5 +1,6 @@
 import { Embeddings, type EmbeddingsParams } from "@langchain/core/embeddings";
 import { EmbeddingError, InvalidArgumentError } from "../errors.js";
+import { sharedEmbeddingWorker } from "./embedding-worker.js";
 
 /** Options for {@link UniversalSentenceEncoderEmbeddings}. */
 export interface UniversalSentenceEncoderEmbeddingsOptions extends EmbeddingsParams {
@@ -23,6 +24,15 @@ export interface UniversalSentenceEncoderEmbeddingsOptions extends EmbeddingsPar
    * @default 32
    */
   maxChunks?: number;
+  /**
+   * Where the model runs. `"worker"`: in one worker thread shared by the
+   * process, so inference never blocks the event loop (a server or UI in
+   * the same process stays responsive while memories are embedded).
+   * `"main"`: on the calling thread, as a fallback where worker threads are
+   * unavailable or unwanted. Both give the same vectors.
+   * @default "worker"
+   */
+  thread?: "worker" | "main";
 }
 
 /**
@@ -102,12 +112,22 @@ export class UniversalSentenceEncoderEmbeddings extends Embeddings {
   readonly model = "universal-sentence-encoder-lite@0.2.0";
   /** Length of every vector. */
   readonly dims = 512;
+  /**
+   * A query is embedded exactly as a document, so caches (see
+   * `CachedEmbeddings`) may share their vectors.
+   */
+  readonly symmetric = true;
   readonly batchSize: number;
   readonly chunkChars: number;
   readonly maxChunks: number;
+  readonly thread: "worker" | "main";
 
   constructor(options: UniversalSentenceEncoderEmbeddingsOptions = {}) {
     super(options);
+    this.thread = options.thread ?? "worker";
+    if (this.thread !== "worker" && this.thread !== "main") {
+      throw new InvalidArgumentError(`UniversalSentenceEncoderEmbeddings thread must be "worker" or "main", got ${JSON.stringify(options.thread)}`);
+    }
     this.batchSize = options.batchSize ?? 32;
     this.chunkChars = options.chunkChars ?? 1000;
     this.maxChunks = options.maxChunks ?? 32;
@@ -129,7 +149,10 @@ export class UniversalSentenceEncoderEmbeddings extends Embeddings {
       if (typeof t !== "string") throw new InvalidArgumentError(`embedDocuments: text ${i} is ${typeof t}, not a string`);
     });
     if (texts.length === 0) return [];
-    const model = await loadUniversalSentenceEncoder();
+    const embedBatch =
+      this.thread === "worker"
+        ? (batch: string[]) => sharedEmbeddingWorker().embed(batch)
+        : await loadUniversalSentenceEncoder().then((model) => (batch: string[]) => model.embed(batch));
     // Flatten every text into chunks, embed the chunks in batches, then fold
     // each text's chunks back into one vector.
     const chunks: string[] = [];
@@ -145,8 +168,9 @@ export class UniversalSentenceEncoderEmbeddings extends Embeddings {
       const batch = chunks.slice(start, start + this.batchSize);
       let out: number[][];
       try {
-        out = await model.embed(batch);
+        out = await embedBatch(batch);
       } catch (err) {
+        if (err instanceof EmbeddingError) throw err;
         throw new EmbeddingError(`Universal Sentence Encoder failed on a batch of ${batch.length} texts: ${String(err)}`);
       }
       vectors.push(...out);

@@ -13,8 +13,12 @@ export interface RecallOptions {
   limit?: number;
   /**
    * Relevance floor: a memory found by the query is kept only when its score
-   * is at least this. Items the store returns without a score (a store with
-   * no vector index) are kept.
+   * is at least this. With HNSWStore the floor means the same in every
+   * retrieval mode that has vectors: scores never go up down the list and
+   * never exceed an item's cosine similarity (hybrid mode reports the fused
+   * relevance, the cosine capped by the score above), so no memory less
+   * similar than the floor is kept. Items the store returns without a score
+   * (no vectors) are kept.
    * @default 0
    */
   scoreThreshold?: number;

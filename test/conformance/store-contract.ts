@@ -214,6 +214,35 @@ export function describeStoreContract(factory: ContractFactory): void {
       for (let i = 1; i < res.length; i++) expect(res[i - 1].score!).toBeGreaterThanOrEqual(res[i].score!);
     });
 
+    test("returns scores that never go up down the list, and stable pages of one ranking", async () => {
+      const { store } = await make({ fields: ["text"] });
+      const words = ["apple", "pear", "plum", "fig", "kiwi", "lime", "date", "melon"];
+      for (let i = 0; i < 40; i++) {
+        const text = `${words[i % 8]} ${words[(i * 3) % 8]} ${words[(i * 5 + 1) % 8]} note ${i}`;
+        await store.put(["fruit", `u${i % 3}`], `k${String(i).padStart(2, "0")}`, { text, n: i });
+      }
+      for (const query of ["apple pear", "fig kiwi lime", "note 7", "melon"]) {
+        const full = await store.search(["fruit"], { query, limit: 40 });
+        expect(full).toHaveLength(40);
+        const scores = full.map((r) => r.score);
+        const scored = scores.filter((s): s is number => typeof s === "number");
+        for (let i = 1; i < scored.length; i++) expect(scored[i - 1]).toBeGreaterThanOrEqual(scored[i]);
+        // Unscored items only after every scored one.
+        expect(scores.slice(scored.length).every((s) => s === undefined || s === null)).toBe(true);
+        const keys = full.map((r) => r.key);
+        for (const size of [3, 7, 10]) {
+          const paged: string[] = [];
+          for (let offset = 0; offset < 40; offset += size) {
+            paged.push(...(await store.search(["fruit"], { query, limit: size, offset })).map((r) => r.key));
+          }
+          expect(paged).toEqual(keys);
+        }
+        // The same holds with a filter.
+        const odd = (await store.search(["fruit"], { query, limit: 40, filter: { n: { $gt: 19 } } })).map((r) => r.key);
+        expect((await store.search(["fruit"], { query, limit: 5, offset: 5, filter: { n: { $gt: 19 } } })).map((r) => r.key)).toEqual(odd.slice(5, 10));
+      }
+    });
+
     test("replaces all old vectors on re-put and removes them on delete", async () => {
       const { store } = await make({ fields: ["a", "b"] });
       await store.put(["r"], "x", { a: "zebra stripes", b: "giraffe neck" });

@@ -31,6 +31,9 @@ import { VectorIndex, type HnswSettings } from "./vector-index.js";
 import { buildVectors, type ReindexOptions } from "./reindex.js";
 import type { LogOp, LogRecord } from "./write-ahead-log.js";
 
+/** Longest stretch a batch's apply runs before it yields to the event loop. */
+const APPLY_SLICE_MS = 20;
+
 const DEFAULT_HNSW = { M: 16, efConstruction: 200, efSearch: 200, initialCapacity: 1024, exactScanThreshold: 2000 };
 
 /** The vector index settings for `dims`, from the caller's `hnsw` options and the defaults. */
@@ -315,7 +318,7 @@ export class HNSWStore extends BaseStore {
       logger: this.logger,
     });
     if (prepared.logOps.length) this.writeLog({ seq: this.seq + 1, at: now, ops: prepared.logOps }, this.options.durability !== "process");
-    const results = this.apply(state, operations, prepared, now);
+    const results = await this.apply(state, operations, prepared, now);
     await this.maybeCompact();
     return results;
   }
@@ -329,7 +332,12 @@ export class HNSWStore extends BaseStore {
     this.seq = record.seq;
   }
 
-  private apply(state: StoreState, operations: Operation[], prepared: PreparedBatch, now: number): unknown[] {
+  /**
+   * Applies a prepared batch in order. HNSW inserts are synchronous (about a
+   * millisecond each), so a long batch yields to the event loop every
+   * {@link APPLY_SLICE_MS}; other batches still wait (one writer at a time).
+   */
+  private async apply(state: StoreState, operations: Operation[], prepared: PreparedBatch, now: number): Promise<unknown[]> {
     const touched: LogOp[] = [];
     const refresh = this.options.ttl?.refreshOnRead !== false;
     const touch = (item: { namespace: string[]; key: string; ttl?: number; expiresAt?: number }) => {
@@ -337,39 +345,56 @@ export class HNSWStore extends BaseStore {
       item.expiresAt = now + item.ttl * 60_000;
       touched.push({ t: "touch", ns: item.namespace, key: item.key, exp: item.expiresAt });
     };
-    const results = operations.map((op, i) => {
-      if ("namespacePrefix" in op) {
-        const s = op as SearchOperation;
-        const ranked = runSearch(
-          state,
-          { namespacePrefix: s.namespacePrefix, filter: s.filter, limit: s.limit ?? 10, offset: s.offset ?? 0, query: s.query, queryVector: prepared.queryVectors.get(i) },
-          { now, retrieval: this.retrieval, exactScanThreshold: this.options.hnsw?.exactScanThreshold ?? DEFAULT_HNSW.exactScanThreshold },
-        );
-        return ranked.map(({ item, score }) => {
-          touch(item);
-          const out: SearchItem = toItem(item);
-          if (score !== undefined) out.score = score;
-          return out;
-        });
+    const results: unknown[] = [];
+    let sliceStart = performance.now();
+    for (let i = 0; i < operations.length; i++) {
+      if (performance.now() - sliceStart > APPLY_SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
       }
-      if ("value" in op) {
-        const put = prepared.puts.get(i);
-        if (put) state.applyPut(put, now);
-        else state.applyDelete((op as PutOperation).namespace, (op as PutOperation).key);
-        return undefined;
-      }
-      if ("key" in op) {
-        const g = op as GetOperation;
-        const item = state.items.get(g.namespace, g.key);
-        if (!item || (item.expiresAt !== undefined && item.expiresAt <= now)) return null;
-        touch(item);
-        return toItem(item);
-      }
-      return listNamespaces(state.items, op as ListNamespacesOperation, now);
-    });
+      results.push(this.applyOne(state, operations[i]!, i, prepared, now, touch));
+    }
     // A lost TTL refresh is harmless, so it is not fsynced.
     if (touched.length) this.writeLog({ seq: this.seq + 1, at: now, ops: touched }, false);
     return results;
+  }
+
+  private applyOne(
+    state: StoreState,
+    op: Operation,
+    i: number,
+    prepared: PreparedBatch,
+    now: number,
+    touch: (item: { namespace: string[]; key: string; ttl?: number; expiresAt?: number }) => void,
+  ): unknown {
+    if ("namespacePrefix" in op) {
+      const s = op as SearchOperation;
+      const ranked = runSearch(
+        state,
+        { namespacePrefix: s.namespacePrefix, filter: s.filter, limit: s.limit ?? 10, offset: s.offset ?? 0, query: s.query, queryVector: prepared.queryVectors.get(i) },
+        { now, retrieval: this.retrieval, exactScanThreshold: this.options.hnsw?.exactScanThreshold ?? DEFAULT_HNSW.exactScanThreshold },
+      );
+      return ranked.map(({ item, score }) => {
+        touch(item);
+        const out: SearchItem = toItem(item);
+        if (score !== undefined) out.score = score;
+        return out;
+      });
+    }
+    if ("value" in op) {
+      const put = prepared.puts.get(i);
+      if (put) state.applyPut(put, now);
+      else state.applyDelete((op as PutOperation).namespace, (op as PutOperation).key);
+      return undefined;
+    }
+    if ("key" in op) {
+      const g = op as GetOperation;
+      const item = state.items.get(g.namespace, g.key);
+      if (!item || (item.expiresAt !== undefined && item.expiresAt <= now)) return null;
+      touch(item);
+      return toItem(item);
+    }
+    return listNamespaces(state.items, op as ListNamespacesOperation, now);
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { Item } from "@langchain/langgraph-checkpoint";
-import { hasPrefix, namespaceKey } from "../namespace.js";
+import { namespaceKey } from "../namespace.js";
 
 /** An item as the store keeps it in memory. */
 export interface StoredItem {
@@ -18,19 +18,41 @@ export interface StoredItem {
   index?: false | string[];
   /** The item's vectors: label in the vector index, and the field it came from. */
   vectors: { label: number; field: string }[];
+  /** Id of the item's {@link NamespaceGroup} (set by the table; never persisted). */
+  gid?: number;
 }
 
 export interface NamespaceGroup {
+  /** A small integer, unique among the table's live groups (reused after a group empties). */
+  id: number;
   namespace: string[];
   items: Map<string, StoredItem>;
 }
 
+/** One label of the namespace tree: the group whose namespace ends here, and the items at or below it. */
+interface PrefixNode {
+  children: Map<string, PrefixNode>;
+  group?: NamespaceGroup;
+  /** Items in this node's group and every group below it. */
+  count: number;
+}
+
+const newNode = (): PrefixNode => ({ children: new Map(), count: 0 });
+
 export const itemId = (namespace: readonly string[], key: string): string => `${namespaceKey(namespace)}\n${key}`;
 
-/** Items grouped by namespace, so that a prefix selects whole groups. */
+/**
+ * Items grouped by namespace, so that a prefix selects whole groups. The
+ * groups also hang in a tree of labels, so finding the groups under a prefix
+ * (and counting their items) costs what is under the prefix, not the number
+ * of namespaces in the store.
+ */
 export class ItemTable {
   private groups = new Map<string, NamespaceGroup>();
   private ids = new Map<string, StoredItem>();
+  private root = newNode();
+  private freeGroupIds: number[] = [];
+  private nextGroupId = 0;
 
   get size(): number {
     return this.ids.size;
@@ -48,9 +70,16 @@ export class ItemTable {
   set(item: StoredItem): void {
     const nsKey = namespaceKey(item.namespace);
     let group = this.groups.get(nsKey);
-    if (!group) this.groups.set(nsKey, (group = { namespace: item.namespace, items: new Map() }));
+    if (!group) {
+      const id = this.freeGroupIds.pop() ?? this.nextGroupId++;
+      this.groups.set(nsKey, (group = { id, namespace: item.namespace, items: new Map() }));
+      this.nodeFor(item.namespace, true)!.group = group;
+    }
+    item.gid = group.id;
+    const added = !group.items.has(item.key);
     group.items.set(item.key, item);
     this.ids.set(item.id, item);
+    if (added) this.adjustCounts(item.namespace, 1);
   }
 
   delete(namespace: readonly string[], key: string): StoredItem | undefined {
@@ -60,19 +89,65 @@ export class ItemTable {
     if (!group || !item) return undefined;
     group.items.delete(key);
     this.ids.delete(item.id);
-    if (group.items.size === 0) this.groups.delete(nsKey);
+    this.adjustCounts(namespace, -1);
+    if (group.items.size === 0) {
+      this.groups.delete(nsKey);
+      this.freeGroupIds.push(group.id);
+      this.nodeFor(namespace, false)!.group = undefined;
+      this.prune(namespace);
+    }
     return item;
   }
 
-  /** Namespace groups under `prefix` (whole labels). */
+  /** Number of items under `prefix` (whole labels), in time proportional to its length. */
+  countUnder(prefix: readonly string[]): number {
+    return this.nodeFor(prefix, false)?.count ?? 0;
+  }
+
+  /** Namespace groups under `prefix` (whole labels), found through the label tree. */
   groupsUnder(prefix: readonly string[]): NamespaceGroup[] {
     if (prefix.length === 0) return [...this.groups.values()];
-    const exact = this.groups.get(namespaceKey(prefix));
+    const node = this.nodeFor(prefix, false);
     const out: NamespaceGroup[] = [];
-    for (const group of this.groups.values()) {
-      if (group === exact || (group.namespace.length > prefix.length && hasPrefix(group.namespace, prefix))) out.push(group);
+    const stack = node ? [node] : [];
+    while (stack.length) {
+      const n = stack.pop()!;
+      if (n.group) out.push(n.group);
+      for (const child of n.children.values()) stack.push(child);
     }
     return out;
+  }
+
+  private nodeFor(namespace: readonly string[], create: boolean): PrefixNode | undefined {
+    let node = this.root;
+    for (const label of namespace) {
+      let next = node.children.get(label);
+      if (!next) {
+        if (!create) return undefined;
+        node.children.set(label, (next = newNode()));
+      }
+      node = next;
+    }
+    return node;
+  }
+
+  private adjustCounts(namespace: readonly string[], by: number): void {
+    let node = this.root;
+    node.count += by;
+    for (const label of namespace) {
+      node = node.children.get(label)!;
+      node.count += by;
+    }
+  }
+
+  /** Removes the tree nodes of `namespace` that no longer hold any item. */
+  private prune(namespace: readonly string[]): void {
+    const path: PrefixNode[] = [this.root];
+    for (const label of namespace) path.push(path[path.length - 1]!.children.get(label)!);
+    for (let i = namespace.length; i > 0; i--) {
+      if (path[i]!.count > 0 || path[i]!.group) break;
+      path[i - 1]!.children.delete(namespace[i - 1]!);
+    }
   }
 
   groupsAll(): IterableIterator<NamespaceGroup> {

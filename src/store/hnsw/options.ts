@@ -57,8 +57,10 @@ export interface HNSWStoreOptions {
   hnsw?: HnswOptions;
   /**
    * How searches with a `query` rank items: cosine similarity, BM25, or a
-   * fusion of both. In every mode `score` is the cosine similarity when the
-   * item has vectors.
+   * fusion of both. In every mode `score` never goes up down the list:
+   * vector mode gives the cosine similarity, hybrid mode the fused relevance
+   * (the item's cosine capped by the score above it, so never above its own
+   * cosine), keyword mode BM25 mapped to [0, 1) as `s / (1 + s)`.
    * @default "hybrid" with an index, "keyword" without
    */
   retrieval?: RetrievalMode;

@@ -35,92 +35,150 @@ const isLive = (item: StoredItem, now: number) => item.expiresAt === undefined |
 const byRecency = (a: StoredItem, b: StoredItem) => b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
+ * Searches planned as an HNSW walk rank (and, in hybrid mode, fuse) the best
+ * this-many candidates of each ranking, or `offset + limit` when that is
+ * more. The pool never depends on the page asked for below that depth, so
+ * page N of a search is the same slice of one ranking whatever the page size.
+ */
+export const RANK_POOL = 50;
+
+/** Group ids marked for the current search (label → group filter without Sets or strings). */
+let groupMarks = new Uint32Array(1024);
+let markEpoch = 0;
+
+function markGroups(groups: NamespaceGroup[]): number {
+  if (++markEpoch === 0xffffffff) {
+    groupMarks.fill(0);
+    markEpoch = 1;
+  }
+  for (const g of groups) {
+    if (g.id >= groupMarks.length) {
+      const grown = new Uint32Array(Math.max(g.id + 1, groupMarks.length * 2));
+      grown.set(groupMarks);
+      groupMarks = grown;
+    }
+    groupMarks[g.id] = markEpoch;
+  }
+  return markEpoch;
+}
+
+/**
  * Runs one search against the state. The plan:
  *
  * - no `query`: matching items, most recently updated first;
  * - `query` with vectors: cosine ranking. When the prefix and filter select
- *   few vectors (one user's memories), an exact scan over just those; when
- *   they select many, HNSW with a label filter, widening k and ef until
- *   enough distinct items come back. An item is ranked by its best vector.
+ *   few vectors (one user's memories), an exact scan over all of them; when
+ *   they select many, HNSW (with a label → namespace-group filter unless the
+ *   prefix covers every item), widening k and ef until enough distinct items
+ *   come back. An item is ranked by its best vector.
  * - `query` without vectors (no index, or the embedder failed), or in
- *   keyword mode: BM25. Hybrid mode fuses both rankings.
+ *   keyword mode: BM25. Hybrid mode fuses both rankings (see `hybridRank`).
  *
- * Items that cannot be scored come after the scored ones, without a score.
+ * Scores never increase down the list. Vector mode: the cosine similarity.
+ * Keyword mode: BM25 mapped to [0, 1) as `s / (1 + s)`. Hybrid mode: the
+ * fused relevance, which is the item's cosine similarity capped by the score
+ * of the result above it; it is never above the item's own cosine, so a
+ * floor `t` admits no item less similar than `t`, as in vector mode.
+ *
+ * Items that cannot be scored come after the scored ones, without a score,
+ * newest first.
  */
 export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchContext): Ranked[] {
   const need = req.offset + req.limit;
   if (req.limit <= 0) return [];
-  const groups = state.items.groupsUnder(req.namespacePrefix);
   const accepts = (item: StoredItem) => isLive(item, ctx.now) && matchesFilter(item.value, req.filter);
 
   if (req.query === undefined || req.query === null) {
     const all: StoredItem[] = [];
-    for (const g of groups) for (const item of g.items.values()) if (accepts(item)) all.push(item);
+    for (const g of state.items.groupsUnder(req.namespacePrefix)) for (const item of g.items.values()) if (accepts(item)) all.push(item);
     return all.sort(byRecency).slice(req.offset, need).map((item) => ({ item }));
   }
 
   const useVectors = req.queryVector !== undefined && state.vectors !== undefined && ctx.retrieval !== "keyword";
   const useKeywords = !useVectors || ctx.retrieval === "hybrid";
-  const unrestricted = req.namespacePrefix.length === 0 && !req.filter;
-  const total = groups.reduce((n, g) => n + g.items.size, 0);
+  const total = state.items.countUnder(req.namespacePrefix);
+  // A prefix that covers every item restricts nothing.
+  const unrestricted = !req.filter && total === state.items.size;
+  const groups = unrestricted ? undefined : state.items.groupsUnder(req.namespacePrefix);
 
-  // Small selections are materialised; large ones are tested label by label.
+  // Only a selection small enough for an exact scan is listed item by item.
   let candidates: StoredItem[] | undefined;
-  if (!unrestricted && total <= ctx.exactScanThreshold * 8) {
+  if (groups && total <= ctx.exactScanThreshold) {
     candidates = [];
     for (const g of groups) for (const item of g.items.values()) if (accepts(item)) candidates.push(item);
   }
-  const inScope = candidates
-    ? ((set) => (item: StoredItem) => set.has(item))(new Set(candidates))
-    : unrestricted
-      ? (item: StoredItem) => isLive(item, ctx.now)
-      : ((nsKeys) => (item: StoredItem) => nsKeys.has(item.id.slice(0, item.id.indexOf("\n"))) && accepts(item))(
-          new Set(groups.map((g) => JSON.stringify(g.namespace))),
-        );
-
-  const poolSize = useKeywords && useVectors ? Math.max(need * 3, 30) : need;
-  let ranked: Ranked[] = [];
-  let vectorRanked: Ranked[] = [];
-  const q = useVectors ? normalise(req.queryVector!) : [];
-  if (useVectors) {
-    const vectorCount = candidates?.reduce((n, it) => n + it.vectors.length, 0) ?? Infinity;
-    vectorRanked =
-      vectorCount <= ctx.exactScanThreshold
-        ? exactScan(state, q, candidates!, poolSize)
-        : annSearch(state, q, poolSize, unrestricted ? undefined : inScope, inScope, selectivity(state, candidates, total));
-    ranked = vectorRanked;
+  const exact = candidates !== undefined && (!useVectors || candidates.reduce((n, it) => n + it.vectors.length, 0) <= ctx.exactScanThreshold);
+  let inScope: (item: StoredItem) => boolean;
+  if (!groups) inScope = (item) => isLive(item, ctx.now);
+  else {
+    const epoch = markGroups(groups);
+    inScope = req.filter
+      ? (item) => groupMarks[item.gid!] === epoch && accepts(item)
+      : (item) => groupMarks[item.gid!] === epoch && isLive(item, ctx.now);
   }
-  if (useKeywords) {
-    const byId = new Map<string, StoredItem>();
-    const keywordHits = keywordSearch(state, req.query, groups, !!candidates, poolSize, (id) => {
-      const item = state.items.byId(id);
-      if (!item || !inScope(item)) return false;
-      byId.set(id, item);
-      return true;
-    });
-    if (!useVectors) {
-      ranked = keywordHits.map((h) => ({ item: byId.get(h.id)!, score: h.score / (1 + h.score) }));
-    } else {
-      const vecById = new Map(vectorRanked.map((r) => [r.item.id, r]));
-      const fused = hybridRank({
-        query: req.query,
-        vectorHits: vectorRanked.map((r) => ({ id: r.item.id, score: r.score ?? 0 })),
-        keywordHits,
-      });
-      ranked = fused.map((h) => vecById.get(h.id) ?? scoreItem(state, q, byId.get(h.id)!));
-    }
+  // Exact plans rank everything they select; HNSW plans a fixed pool.
+  const pool = exact ? Infinity : Math.max(RANK_POOL, need);
+
+  let ranked: Ranked[] = [];
+  const byId = new Map<string, StoredItem>();
+  const keywordHits = useKeywords
+    ? keywordSearch(state, req.query, groups, exact, exact ? candidates!.length : pool, (id) => {
+        const item = state.items.byId(id);
+        if (!item || !inScope(item)) return false;
+        byId.set(id, item);
+        return true;
+      })
+    : [];
+  if (useVectors) {
+    const q = normalise(req.queryVector!);
+    const vectorRanked = exact
+      ? exactScan(state, q, candidates!)
+      : annSearch(state, q, pool, groups ? inScope : undefined, inScope, groups ? total / Math.max(1, state.items.size) : 1);
+    ranked = keywordHits.length > 0 ? fuse(state, q, req.query, vectorRanked, keywordHits, byId) : vectorRanked;
+  } else {
+    ranked = keywordHits.map((h) => ({ item: byId.get(h.id)!, score: h.score / (1 + h.score) }));
   }
 
   if (ranked.length < need) {
     // Fill with items that have nothing to rank them by, newest first.
     const seen = new Set(ranked.map((r) => r.item));
     const rest: StoredItem[] = [];
-    const pool = candidates ?? groups.flatMap((g) => [...g.items.values()].filter(accepts));
-    for (const item of pool) if (!seen.has(item) && (useVectors ? item.vectors.length === 0 : true)) rest.push(item);
+    const consider = (item: StoredItem) => {
+      if (!seen.has(item) && (useVectors ? item.vectors.length === 0 : true)) rest.push(item);
+    };
+    if (candidates) candidates.forEach(consider);
+    else for (const g of groups ?? state.items.groupsAll()) for (const item of g.items.values()) if (accepts(item)) consider(item);
     rest.sort(byRecency);
     ranked = ranked.concat(rest.slice(0, need - ranked.length).map((item) => ({ item })));
   }
   return ranked.slice(req.offset, need);
+}
+
+/**
+ * Hybrid ranking: the fused order, scored with the fused relevance (each
+ * item's cosine, capped by the score above it). Fused items without vectors
+ * go after the scored ones.
+ */
+function fuse(state: StoreState, q: number[], query: string, vectorRanked: Ranked[], keywordHits: KeywordHit[], byId: Map<string, StoredItem>): Ranked[] {
+  const vecById = new Map<string, Ranked>();
+  const vectorHits: { id: string; score: number }[] = [];
+  for (const r of vectorRanked) {
+    vecById.set(r.item.id, r);
+    vectorHits.push({ id: r.item.id, score: r.score ?? 0 });
+  }
+  const out: Ranked[] = [];
+  const unscored: Ranked[] = [];
+  let cap = Infinity;
+  for (const h of hybridRank({ query, vectorHits, keywordHits })) {
+    const r = vecById.get(h.id) ?? scoreItem(state, q, byId.get(h.id)!);
+    if (r.score === undefined) {
+      unscored.push(r);
+      continue;
+    }
+    cap = Math.min(cap, r.score);
+    out.push({ item: r.item, score: cap });
+  }
+  return unscored.length ? out.concat(unscored) : out;
 }
 
 /** Selections spanning at most this many namespaces use per-namespace keyword indexes. */
@@ -135,12 +193,12 @@ const MAX_NAMESPACE_INDEXES = 8;
 function keywordSearch(
   state: StoreState,
   query: string,
-  groups: NamespaceGroup[],
+  groups: NamespaceGroup[] | undefined,
   small: boolean,
   limit: number,
   accept: (id: string) => boolean,
 ): KeywordHit[] {
-  if (!small || groups.length > MAX_NAMESPACE_INDEXES) return state.keywordIndex().search(query, { limit, candidates: accept });
+  if (!groups || !small || groups.length > MAX_NAMESPACE_INDEXES) return state.keywordIndex().search(query, { limit, candidates: accept });
   return groups
     .flatMap((g) => state.namespaceKeywordIndex(g).search(query, { limit, candidates: accept }))
     .sort((a, b) => b.score - a.score)
@@ -168,18 +226,20 @@ function scoreItem(state: StoreState, q: number[], item: StoredItem): Ranked {
   return { item, score: best };
 }
 
-function exactScan(state: StoreState, q: number[], candidates: StoredItem[], k: number): Ranked[] {
+/** Every candidate with vectors, by cosine, best first (ties by id, so the order is total). */
+function exactScan(state: StoreState, q: number[], candidates: StoredItem[]): Ranked[] {
+  const labels: number[] = [];
+  for (const item of candidates) for (const v of item.vectors) labels.push(v.label);
+  const vecs = state.vectors!.vectors(labels); // one bulk read for what the cache lacks
   const scored: Ranked[] = [];
-  for (const item of candidates) if (item.vectors.length) scored.push(scoreItem(state, q, item));
-  return scored.sort((a, b) => b.score! - a.score!).slice(0, k);
-}
-
-/** Estimated fraction of the index's vectors that a search may return. */
-function selectivity(state: StoreState, candidates: StoredItem[] | undefined, total: number): number {
-  const live = state.vectors?.liveCount ?? 0;
-  if (live === 0) return 1;
-  if (candidates) return candidates.reduce((n, it) => n + it.vectors.length, 0) / live;
-  return Math.min(1, total / Math.max(1, state.items.size));
+  let at = 0;
+  for (const item of candidates) {
+    if (item.vectors.length === 0) continue;
+    let best = -Infinity;
+    for (let j = 0; j < item.vectors.length; j++) best = Math.max(best, dot(q, vecs[at++]!));
+    scored.push({ item, score: best });
+  }
+  return scored.sort((a, b) => b.score! - a.score! || (a.item.id < b.item.id ? -1 : a.item.id > b.item.id ? 1 : 0));
 }
 
 /**
@@ -203,19 +263,21 @@ function annSearch(
     : undefined;
   let kk = k;
   for (;;) {
-    const best = new Map<StoredItem, number>();
     // A filter that passes a fraction f of the graph needs a beam about 1/f
     // wider to meet as many accepted vectors as an unfiltered walk.
     const base = Math.max(vectors.settings.efSearch, kk);
     const ef = selected >= 1 ? base : Math.min(vectors.liveCount, Math.ceil(base / Math.max(selected, 1e-3)));
-    for (const hit of vectors.search(q, kk, filter, ef)) {
+    // Best first (hnswlib's order already; the sort only makes sure), so an item's first hit is its best vector.
+    const hits = vectors.search(q, kk, filter, ef).sort((a, b) => b.score - a.score);
+    const out: Ranked[] = [];
+    const seen = new Set<StoredItem>();
+    for (const hit of hits) {
       const owner = state.owners[hit.label];
-      if (!owner || !inScope(owner)) continue;
-      if (!best.has(owner) || best.get(owner)! < hit.score) best.set(owner, hit.score);
+      if (!owner || seen.has(owner) || !inScope(owner)) continue;
+      seen.add(owner);
+      out.push({ item: owner, score: hit.score });
     }
-    if (best.size >= k || kk >= vectors.liveCount) {
-      return [...best].map(([item, score]) => ({ item, score })).sort((a, b) => b.score - a.score).slice(0, k);
-    }
+    if (out.length >= k || kk >= vectors.liveCount) return out.length > k ? out.slice(0, k) : out;
     kk = Math.min(vectors.liveCount, kk * 2);
   }
 }
