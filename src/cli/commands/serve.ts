@@ -1,7 +1,5 @@
-import Fastify from "fastify";
 import type { Command } from "commander";
 import { CliError } from "../../errors.js";
-import { inspectorPlugin } from "../../server/inspector/plugin.js";
 import { embedderForDirectory, openStore, requireStore, storeDir } from "../open-store.js";
 import { intOption, globals } from "./globals.js";
 
@@ -32,6 +30,7 @@ export function registerServeCommand(program: Command): void {
       const { embedder, note } = await embedderForDirectory(dir, o.embeddings);
       if (note) process.stderr.write(`note: ${note}\n`);
       const store = await openStore(dir, { embedder });
+      const [{ default: Fastify }, { inspectorPlugin }] = await Promise.all([import("fastify"), import("../../server/inspector/plugin.js")]);
       const app = Fastify();
       if (apiKey) {
         app.addHook("onRequest", async (req, reply) => {
