@@ -65,7 +65,7 @@ export function isUnreachable(err: unknown): boolean {
 export function unreachableMessage(chosen: ChosenModel, err: unknown): string {
   const retries = chosen.maxRetries ?? 0;
   return (
-    `error: could not reach the chat model at ${chosen.url} (tried ${retries + 1} times: 1 call + ${retries} retries): ${(err as Error)?.message ?? String(err)}. ` +
+    `error: could not reach the chat model at ${chosen.url} (tried ${retries + 1} times: 1 call + ${retries} retries): ${String((err as Error)?.message ?? err).replace(/\.$/, "")}. ` +
     `Check that the server is running and listening there, that OPENAI_BASE_URL is right (it should end in /v1 for most servers) and that OPENAI_API_KEY is valid; or run with --offline.`
   );
 }

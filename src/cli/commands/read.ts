@@ -119,7 +119,7 @@ export function registerReadCommands(program: Command): void {
         }
         if (!filter || typeof filter !== "object" || Array.isArray(filter)) throw new CliError("--filter must be a JSON object");
       }
-      const src = await openReadSource(storeDir(g.path), { rankByMeaning: true, embeddings: o.embeddings, quiet: g.json });
+      const src = await openReadSource(storeDir(g.path), { rankByMeaning: true, embeddings: o.embeddings });
       try {
         const hits = await src.search(ns, { query, filter, limit });
         if (g.json) return printJson(hits);
