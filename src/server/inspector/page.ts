@@ -13,7 +13,7 @@ aside h2,section h2{font-size:13px;text-transform:uppercase;letter-spacing:.04em
 #namespaces button{width:100%;text-align:left;border:0;background:none;padding:5px 6px;border-radius:4px;cursor:pointer;font:inherit;display:flex;justify-content:space-between}
 #namespaces button:hover,#namespaces button.active{background:#e8eefc}
 .count{color:#5a6478;font-size:12px}
-form{display:flex;gap:6px;margin-bottom:10px}input{flex:1;padding:6px 8px;border:1px solid #c6ccd6;border-radius:4px;font:inherit}
+form{display:flex;gap:6px;margin-bottom:10px}input{flex:1;min-width:0;padding:6px 8px;border:1px solid #c6ccd6;border-radius:4px;font:inherit}
 button.act{padding:6px 10px;border:1px solid #c6ccd6;border-radius:4px;background:#fff;cursor:pointer;font:inherit}
 button.danger{border-color:#d9534f;color:#b52b27}
 table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:6px;border-bottom:1px solid #eceff3;vertical-align:top}
@@ -80,7 +80,7 @@ async function loadMemories() {
     const s = td("", ""); const badge = document.createElement("span"); badge.className = "src " + mem.source; badge.textContent = mem.source; s.append(badge);
     td(new Date(mem.createdAt).toLocaleString()); td(new Date(mem.updatedAt).toLocaleString()); td(ttl(mem.ttlLeftMs), "ttl");
     const a = td(""); const del = document.createElement("button"); del.className = "act danger"; del.textContent = "Delete";
-    del.onclick = async () => { await api("inspector/api/memories", { method: "DELETE", body: JSON.stringify({ namespace: mem.namespace, key: mem.key }) }); status("deleted " + mem.key); await loadMemories(); await loadNamespaces(); };
+    del.onclick = async () => { await api("inspector/api/memories", { method: "DELETE", body: JSON.stringify({ namespace: mem.namespace, key: mem.key }) }); await loadMemories(); await loadNamespaces(); status("deleted " + mem.key); };
     a.append(del); tb.append(tr);
   }
   status(memories.length + (q ? " results for \\u201c" + q + "\\u201d" : " memories"));
@@ -92,8 +92,8 @@ $("forget").onclick = async () => {
   const typed = prompt("This deletes every memory under " + dotted(current) + " and its extraction cursors. Type the namespace to confirm:");
   if (typed !== dotted(current)) { status("not confirmed; nothing was deleted"); return; }
   const r = await api("inspector/api/forget", { method: "POST", body: JSON.stringify({ namespace: current, confirm: typed }) });
-  status("forgot " + dotted(current) + ": " + r.memories + " memories, " + r.cursors + " cursors");
   await loadNamespaces(); await loadMemories();
+  status("forgot " + dotted(current) + ": " + r.memories + " memories, " + r.cursors + " cursors");
 };
 window.addEventListener("error", (e) => status(e.message));
 window.addEventListener("unhandledrejection", (e) => status(e.reason && e.reason.message));
