@@ -98,7 +98,7 @@ describe("reindex", () => {
     child.kill("SIGINT");
     const r = await done;
     expect(r.code, r.stderr).toBe(130);
-    expect(r.stderr).toMatch(/reindex \(\d+ of 404 items embedded; the old index is kept\) cancelled; the directory was left consistent/);
+    expect(r.stderr).toMatch(/reindex \(\d+ of 405 items embedded; the old index is kept\) cancelled; the directory was left consistent/);
     expect(readManifest(dir)?.index?.embedder).toBe("FakeEmbeddings:fake-bag-of-words-16");
     const store = new HNSWStore({ path: dir, index: { dims: 16, embeddings: new FakeEmbeddings({ dims: 16 }) } });
     expect(await store.count()).toBe(405);
