@@ -90,9 +90,3 @@ export async function embedderForDirectory(dir: string, given: string | undefine
   }
   return { embedder };
 }
-
-/** For commands that need new vectors: the embedder the directory expects, named. */
-export function expectedEmbedderHint(manifest: Manifest | null): string {
-  const idx = manifest?.index;
-  return idx ? `this directory expects the embedder ${idx.embedder} (${idx.dims} dims)` : "this directory holds no vectors";
-}
