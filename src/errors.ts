@@ -127,3 +127,28 @@ export class RemoteStoreError extends MemoryError {
     super(message);
   }
 }
+
+/**
+ * A store opened with `withoutEmbedder: true` was asked for something that
+ * needs new vectors (a put of indexed text). The message names the embedder
+ * the directory expects.
+ */
+export class EmbedderRequiredError extends MemoryError {
+  constructor(
+    message: string,
+    /** The embedder identity recorded in the directory's manifest. */
+    readonly embedder: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A `langgraph-memory` command could not run: a bad argument, a missing
+ * directory, a live directory. The CLI prints the message on one line and
+ * exits with code 1.
+ */
+export class CliError extends MemoryError {}
+
+/** Long work (reindex, import, export, migrate, verify) was cancelled by Ctrl-C. */
+export class CancelledError extends MemoryError {}

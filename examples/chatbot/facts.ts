@@ -48,6 +48,9 @@ function sentence(text: string): string {
   return `${t}.`;
 }
 
+/** Trailing time phrases that date a statement but are not part of the fact ("last month"). */
+const WHEN = /\s+(?:last|this|a|one)\s+(?:week|month|year|spring|summer|autumn|fall|winter)(?:\s+ago)?$|\s+(?:recently|yesterday|lately|a while ago|some time ago|\d+\s+\w+\s+ago)$/i;
+
 /** Facts from one clause that starts with a first-person subject. */
 function clauseFacts(clause: string): string[] {
   const c = clause
@@ -63,6 +66,8 @@ function clauseFacts(clause: string): string[] {
       .filter((p) => p.length > 0 && !TRANSIENT.test(p) && !NOT_A_PREDICATE.test(p) && !/ing\b/.test(p.split(" ")[0]))
       .map((p) => sentence(`User is ${thirdPerson(p)}`));
   }
+  // "I moved to Lisbon last month" → where the user lives now.
+  if ((m = /^I(?:'ve| have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\s+(.+)$/i.exec(c))) return [sentence(`User lives in ${thirdPerson(m[1].replace(WHEN, ""))}`)];
   if ((m = /^my name is\s+(.+)$/i.exec(c)) || (m = /^call me\s+(.+)$/i.exec(c))) return [sentence(`User's name is ${m[1]}`)];
   if ((m = /^my\s+([\w\s]+?)\s+(is|are)\s+(.+)$/i.exec(c))) return [sentence(`User's ${m[1]} ${m[2]} ${thirdPerson(m[3])}`)];
   if ((m = /^I\s+(?:do not|don't|never)\s+(\w+)\s+(.+)$/i.exec(c)) && m[1].toLowerCase() in VERBS) {

@@ -8,7 +8,7 @@
 import readline from "node:readline";
 import { parseChatArgs, USAGE } from "./args.js";
 import { HELP, formatSaved, runCommand } from "./commands.js";
-import { chooseEmbeddings, chooseModel } from "./providers.js";
+import { chooseEmbeddings, chooseModel, isUnreachable, unreachableMessage } from "./providers.js";
 import { ChatSession } from "./session.js";
 
 async function main(): Promise<number> {
@@ -24,6 +24,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const chosen = await chooseModel({ model: args.model, offline: args.offline });
+  if (chosen.hint) console.log(chosen.hint);
   const embedder = await chooseEmbeddings({ choice: args.embeddings, model: args.embeddingsModel });
   const session = await ChatSession.open({
     dataDir: args.data,
@@ -41,14 +42,17 @@ async function main(): Promise<number> {
 
   const interactive = Boolean(process.stdin.isTTY);
   const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
+  const promptText = () => `[user ${session.userId} · ${session.thread}] you> `;
   const prompt = () => {
-    rl.setPrompt(`[user ${session.userId} · ${session.thread}] you> `);
+    rl.setPrompt(promptText());
     if (interactive) rl.prompt();
   };
   try {
     prompt();
     for await (const raw of rl) {
       const line = raw.trim();
+      // Piped input: echo each line, so the transcript reads as a conversation.
+      if (!interactive && line) console.log(`${promptText()}${line}`);
       if (!line) {
         prompt();
         continue;
@@ -64,7 +68,7 @@ async function main(): Promise<number> {
           for (const change of formatSaved(turn.saved)) console.log(`     (memory ${change})`);
         }
       } catch (e) {
-        console.error(`error: ${(e as Error).message}`);
+        console.error(!chosen.offline && isUnreachable(e) ? unreachableMessage(chosen, e) : `error: ${(e as Error).message}`);
       }
       prompt();
     }

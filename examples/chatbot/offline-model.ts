@@ -73,9 +73,29 @@ function extractionReply(userPrompt: string): string {
   return JSON.stringify([...new Set(lines.flatMap((l) => firstPersonFacts(l.slice("User: ".length))))]);
 }
 
-/** Reply to the consolidation prompt: NONE for facts already stored word for word, ADD for the rest. */
+/**
+ * Facts that hold one value at a time: "User lives in Berlin." and "User
+ * lives in Lisbon." fill the same slot, so the newer one replaces the older.
+ */
+const SINGLE_VALUED = [/^User lives in /i, /^User's name is /i, /^User works (?:at|as|for) /i, /^User is \d+ years old/i, /^User's ([\w ]+?) (?:is|are) /i];
+
+/** The slot a fact fills (its single-valued predicate), if any. */
+function slotOf(fact: string): string | undefined {
+  for (const re of SINGLE_VALUED) {
+    const m = re.exec(fact.trim());
+    if (m) return m[0].toLowerCase().replace(/\d+/g, "#");
+  }
+  return undefined;
+}
+
+/**
+ * Reply to the consolidation prompt: NONE for facts already stored word for
+ * word, UPDATE when a new fact fills the slot of an existing one ("moved to
+ * Lisbon" replaces "lives in Berlin"), ADD for the rest.
+ */
 function consolidationReply(userPrompt: string): string {
   const existing = new Map<string, string>();
+  const slots = new Map<string, string>();
   const fresh: [string, string][] = [];
   let section = "";
   for (const line of userPrompt.split("\n")) {
@@ -83,13 +103,20 @@ function consolidationReply(userPrompt: string): string {
     else if (line.startsWith("NEW facts:")) section = "new";
     const m = /^(m\d+|f\d+): (.*)$/.exec(line);
     if (!m) continue;
-    if (section === "existing") existing.set(normaliseFact(m[2]), m[1]);
+    if (section === "existing") {
+      existing.set(normaliseFact(m[2]), m[1]);
+      const slot = slotOf(m[2]);
+      if (slot && !slots.has(slot)) slots.set(slot, m[1]);
+    }
     else if (section === "new") fresh.push([m[1], m[2]]);
   }
   return JSON.stringify(
     fresh.map(([id, text]) => {
       const same = existing.get(normaliseFact(text));
-      return same ? { fact: id, action: "NONE", id: same } : { fact: id, action: "ADD", text };
+      if (same) return { fact: id, action: "NONE", id: same };
+      const slot = slotOf(text);
+      const replaces = slot ? slots.get(slot) : undefined;
+      return replaces ? { fact: id, action: "UPDATE", id: replaces, text } : { fact: id, action: "ADD", text };
     }),
   );
 }
@@ -110,7 +137,9 @@ export interface OfflineDemoModelOptions extends BaseChatModelParams {
  * - The extractor's prompt ({@link DEFAULT_EXTRACTION_PROMPT}) gets a JSON
  *   list of the first-person facts in the user's lines ("I'm vegetarian" →
  *   "User is vegetarian.").
- * - The consolidation prompt gets NONE for exact repeats, ADD otherwise.
+ * - The consolidation prompt gets NONE for exact repeats, UPDATE when a new
+ *   fact fills the slot of an existing one ("User lives in Lisbon." replaces
+ *   "User lives in Berlin."), ADD otherwise.
  * - A chat turn gets a templated reply that uses the facts in the
  *   `[Long-term Memory Context]` message it was given.
  * - With memory tools bound (postload), a statement becomes `remember` calls

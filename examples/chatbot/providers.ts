@@ -12,6 +12,12 @@ export interface ChosenModel {
   /** Shown at start-up, e.g. "model: gpt-4o-mini via https://api.openai.com/v1". */
   description: string;
   offline: boolean;
+  /** The server the model is called at (for error messages). */
+  url?: string;
+  /** Retries after a failed call. */
+  maxRetries?: number;
+  /** A one-line hint to print at start-up (e.g. OPENAI_BASE_URL without a key). */
+  hint?: string;
 }
 
 /** An embedder, its output size, and a line saying what it is. */
@@ -31,13 +37,37 @@ const OLLAMA_DEFAULT_URL = "http://localhost:11434/v1";
 export async function chooseModel(options: { model?: string; offline?: boolean; env?: NodeJS.ProcessEnv }): Promise<ChosenModel> {
   const env = options.env ?? process.env;
   if (options.offline || !env.OPENAI_API_KEY) {
-    return { model: new OfflineDemoModel(), description: OFFLINE_MODEL_NOTICE, offline: true };
+    const hint =
+      !options.offline && env.OPENAI_BASE_URL
+        ? `hint: OPENAI_BASE_URL is set (${env.OPENAI_BASE_URL}) but OPENAI_API_KEY is not, so the offline demo model is used; set OPENAI_API_KEY (any value for a local server such as Ollama) to chat with it`
+        : undefined;
+    return { model: new OfflineDemoModel(), description: OFFLINE_MODEL_NOTICE, offline: true, hint };
   }
   const { ChatOpenAI } = await import("@langchain/openai");
   const name = options.model ?? env.OPENAI_MODEL ?? "gpt-4o-mini";
   const baseURL = env.OPENAI_BASE_URL;
-  const model = new ChatOpenAI({ model: name, apiKey: env.OPENAI_API_KEY, maxRetries: 2, configuration: baseURL ? { baseURL } : undefined });
-  return { model, description: `model: ${name} via ${baseURL ?? "api.openai.com"}`, offline: false };
+  const maxRetries = 2;
+  const model = new ChatOpenAI({ model: name, apiKey: env.OPENAI_API_KEY, maxRetries, configuration: baseURL ? { baseURL } : undefined });
+  return { model, description: `model: ${name} via ${baseURL ?? "api.openai.com"}`, offline: false, url: baseURL ?? "https://api.openai.com/v1", maxRetries };
+}
+
+/** True for errors that mean the server was not reached at all (refused, DNS, timeout). */
+export function isUnreachable(err: unknown): boolean {
+  for (let e = err as { name?: string; code?: string; message?: string; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) {
+    if (e.name === "APIConnectionError" || e.name === "APIConnectionTimeoutError") return true;
+    if (e.code && /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ECONNRESET|ETIMEDOUT|EHOSTUNREACH)$/.test(e.code)) return true;
+    if (e.message && /Connection error|fetch failed|ECONNREFUSED/i.test(e.message)) return true;
+  }
+  return false;
+}
+
+/** What the chatbot prints when the chat model cannot be reached. */
+export function unreachableMessage(chosen: ChosenModel, err: unknown): string {
+  const retries = chosen.maxRetries ?? 0;
+  return (
+    `error: could not reach the chat model at ${chosen.url} (tried ${retries + 1} times: 1 call + ${retries} retries): ${String((err as Error)?.message ?? err).replace(/\.$/, "")}. ` +
+    `Check that the server is running and listening there, that OPENAI_BASE_URL is right (it should end in /v1 for most servers) and that OPENAI_API_KEY is valid; or run with --offline.`
+  );
 }
 
 /**

@@ -19,6 +19,7 @@ describe("firstPersonFacts", () => {
     ["I'm vegetarian and allergic to peanuts.", ["User is vegetarian.", "User is allergic to peanuts."]],
     ["Hi! I'm vegetarian and I am allergic to peanuts.", ["User is vegetarian.", "User is allergic to peanuts."]],
     ["I live in Lisbon and I have a dog named Rex.", ["User lives in Lisbon.", "User has a dog named Rex."]],
+    ["Actually, I moved to Lisbon last month.", ["User lives in Lisbon."]],
     ["My name is Ann.", ["User's name is Ann."]],
     ["I don't eat mushrooms", ["User does not eat mushrooms."]],
     ["I love my sister's cooking", ["User loves their sister's cooking."]],

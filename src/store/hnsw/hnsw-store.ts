@@ -14,14 +14,14 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { CachedEmbeddings } from "../../embeddings/cached-embeddings.js";
 import { embedderIdentity } from "../../embeddings/identity.js";
-import { InvalidArgumentError, StoreClosedError } from "../../errors.js";
+import { EmbedderRequiredError, InvalidArgumentError, StoreClosedError } from "../../errors.js";
 import { extractFieldTexts } from "../fields.js";
 import { prepareBatch, type PreparedBatch } from "./prepare-batch.js";
 import { listNamespaces } from "./list-namespaces.js";
 import { validateNamespace } from "../namespace.js";
 import { runSearch, type RetrievalMode } from "./search.js";
 import type { DeleteNamespaceOptions, HNSWPutOperation, HNSWStoreOptions, StoreStats } from "./options.js";
-import type { IndexManifest } from "./snapshot.js";
+import { readManifest, type IndexManifest } from "./snapshot.js";
 import { StoreFiles } from "./store-files.js";
 import { FileCipher, removeStaleRamFiles, type EncryptionKey, type EncryptionOptions } from "./cipher.js";
 import { StoreState } from "./store-state.js";
@@ -73,6 +73,8 @@ export class HNSWStore extends BaseStore {
   private readonly logger: Pick<Console, "warn">;
   private hnswSettings?: HnswSettings;
   private indexConfig?: IndexConfig;
+  /** The directory's index, kept as recorded when opened `withoutEmbedder`. */
+  private storedIndex?: IndexManifest;
   private embeddings?: Embeddings;
   /** The embedding cache this store created (and so must close). */
   private ownedCache?: CachedEmbeddings;
@@ -143,7 +145,12 @@ export class HNSWStore extends BaseStore {
       removeStaleRamFiles(this.cipher.ramDir);
     }
     if (config) await this.useEmbeddings(this.wrapEmbeddings(config.embeddings, dir));
-    const state = new StoreState(config ? (config.fields ?? ["$"]) : null, undefined);
+    if (!config && dir && this.options.withoutEmbedder) {
+      const stored = readManifest(dir)?.index ?? undefined;
+      this.storedIndex = stored;
+      if (stored) this.hnswSettings = { ...hnswSettingsFor(stored.dims, this.options.hnsw), M: stored.M, efConstruction: stored.efConstruction, efSearch: stored.efSearch };
+    }
+    const state = new StoreState(config ? (config.fields ?? ["$"]) : (this.storedIndex?.fields ?? null), undefined);
     let needsEncryption = false;
     if (dir) {
       const files = new StoreFiles(dir, this.cipher, this.encryption?.migratePlaintext ?? false);
@@ -184,6 +191,10 @@ export class HNSWStore extends BaseStore {
 
   private indexManifest(vectors?: VectorIndex): IndexManifest | null {
     const config = this.indexConfig;
+    if (!config && this.storedIndex) {
+      const v = vectors?.settings;
+      return v ? { ...this.storedIndex, M: v.M, efConstruction: v.efConstruction, efSearch: v.efSearch } : this.storedIndex;
+    }
     if (!config || !this.hnswSettings) return null;
     const s = vectors?.settings ?? this.hnswSettings;
     return {
@@ -307,6 +318,7 @@ export class HNSWStore extends BaseStore {
   }
 
   private async runBatch(state: StoreState, operations: Operation[]): Promise<unknown[]> {
+    if (this.storedIndex && !this.indexConfig) this.refuseNewVectors(state, operations);
     const now = this.clock();
     const prepared = await prepareBatch(operations, {
       state,
@@ -321,6 +333,20 @@ export class HNSWStore extends BaseStore {
     const results = await this.apply(state, operations, prepared, now);
     await this.maybeCompact();
     return results;
+  }
+
+  /** Opened `withoutEmbedder`: a put whose value has text to embed cannot be stored. */
+  private refuseNewVectors(state: StoreState, operations: Operation[]): void {
+    for (const op of operations) {
+      const p = op as PutOperation;
+      if (!op || typeof op !== "object" || !("value" in op) || p.value === null || p.value === undefined || p.index === false) continue;
+      if (extractFieldTexts(p.value, state.pathsFor(p.index)).length === 0) continue;
+      const embedder = this.storedIndex!.embedder;
+      throw new EmbedderRequiredError(
+        `store directory ${this.options.path} was opened without its embedder; storing ${JSON.stringify(p.namespace)}/${p.key} needs new vectors from ${embedder} (${this.storedIndex!.dims} dims): open it with that embedder, or put with index: false`,
+        embedder,
+      );
+    }
   }
 
   private get retrieval(): RetrievalMode {
@@ -529,6 +555,20 @@ export class HNSWStore extends BaseStore {
     });
   }
 
+  /**
+   * When an item expires (without refreshing it): a Date, null when it never
+   * expires, undefined when there is no such live item.
+   */
+  async expiryOf(namespace: string[], key: string): Promise<Date | null | undefined> {
+    validateNamespace(namespace);
+    const state = await this.ensureOpen();
+    return this.exclusive(() => {
+      const item = state.items.get(namespace, key);
+      if (!item || (item.expiresAt !== undefined && item.expiresAt <= this.clock())) return undefined;
+      return item.expiresAt === undefined ? null : new Date(item.expiresAt);
+    });
+  }
+
   /** Items, vectors, deleted labels and file sizes. */
   async stats(): Promise<StoreStats> {
     const state = await this.ensureOpen();
@@ -566,6 +606,7 @@ export class HNSWStore extends BaseStore {
         throw err;
       }
       this.indexConfig = index;
+      this.storedIndex = undefined;
       this.hnswSettings = settings;
       await this.useEmbeddings(embeddings);
       state.swapVectors(rebuilt.vectors, rebuilt.assignments, fields);

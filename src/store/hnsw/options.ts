@@ -92,6 +92,16 @@ export interface HNSWStoreOptions {
    */
   embeddingCache?: boolean;
   /**
+   * Open a directory that holds vectors without giving its embedder (no
+   * `index`): the stored vectors and the manifest's embedder identity are
+   * kept, and reads, lists, keyword searches, deletes and puts with
+   * `index: false` work. A put that needs new vectors throws
+   * `EmbedderRequiredError` naming the embedder the directory expects;
+   * `reindex({ index })` switches to a new embedder.
+   * @default false
+   */
+  withoutEmbedder?: boolean;
+  /**
    * Overrides the embedder identity recorded in the directory.
    * @default derived from the embedder's class and model name
    */

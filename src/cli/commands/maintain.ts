@@ -1,0 +1,102 @@
+import readline from "node:readline/promises";
+import type { Command } from "commander";
+import { CURSOR_NAMESPACE_ROOT } from "../../extract/cursor.js";
+import { CliError } from "../../errors.js";
+import { chooseEmbedder } from "../embedders.js";
+import { formatNamespace, parseNamespace } from "../namespace-arg.js";
+import { openStore, requireStore, storeDir } from "../open-store.js";
+import { formatBytes, printJson } from "../output.js";
+import { Cancellation, Progress } from "../progress.js";
+import { purgeEmbeddingCache } from "../purge-cache.js";
+import { globals, intOption } from "./globals.js";
+
+const diskBytes = (files: Record<string, number>) => Object.values(files).reduce((s, n) => s + n, 0);
+
+export function registerMaintenanceCommands(program: Command): void {
+  program
+    .command("compact")
+    .description("rewrite the snapshot and empty the log (deleted data leaves the disk)")
+    .action(async (_o, cmd: Command) => {
+      const g = globals(cmd);
+      const store = await openStore(storeDir(g.path));
+      try {
+        const before = await store.stats();
+        await store.compact();
+        const after = await store.stats();
+        if (g.json) return printJson({ before: diskBytes(before.files), after: diskBytes(after.files), items: after.items });
+        process.stdout.write(`compacted: ${after.items} items, ${formatBytes(diskBytes(before.files))} → ${formatBytes(diskBytes(after.files))}\n`);
+      } finally {
+        await store.close();
+      }
+    });
+
+  program
+    .command("reindex")
+    .requiredOption("--embeddings <name>", "the new embedder: local, openai or a module path")
+    .option("--batch <n>", "texts per embedder call", "64")
+    .description("re-embed every item with another embedder (nothing changes if it fails or is cancelled)")
+    .action(async (o: { embeddings: string; batch: string }, cmd: Command) => {
+      const g = globals(cmd);
+      const dir = storeDir(g.path);
+      const manifest = requireStore(dir);
+      const batchSize = intOption(o.batch, "--batch", 1);
+      const embedder = await chooseEmbedder(o.embeddings);
+      const store = await openStore(dir);
+      const cancel = new Cancellation();
+      const progress = new Progress("reindex", await store.count());
+      try {
+        await store.reindex({
+          index: { dims: embedder.dims, embeddings: embedder.embeddings, fields: manifest?.index?.fields ?? ["$"] },
+          batchSize,
+          onProgress: (done, total) => {
+            progress.setTotal(total);
+            progress.update(done);
+            cancel.check(`reindex (${done} of ${total} items embedded; the old index is kept)`);
+          },
+        });
+        progress.stop();
+        const stats = await store.stats();
+        if (g.json) printJson({ items: stats.items, vectors: stats.vectors, embedder: embedder.identity, dims: embedder.dims });
+        else process.stdout.write(`reindexed ${stats.items} items (${stats.vectors} vectors) with ${embedder.identity} (${embedder.dims} dims)\n`);
+      } catch (err) {
+        progress.stop();
+        throw err;
+      } finally {
+        cancel.dispose();
+        await store.close();
+      }
+    });
+
+  program
+    .command("forget")
+    .argument("<namespace>", "dotted (users.42) or a JSON array")
+    .option("-y, --yes", "do not ask for confirmation")
+    .description("delete every memory under a namespace and its extraction cursors, and purge them from disk")
+    .action(async (nsArg: string, o: { yes?: boolean }, cmd: Command) => {
+      const g = globals(cmd);
+      const ns = parseNamespace(nsArg);
+      const dir = storeDir(g.path);
+      const store = await openStore(dir);
+      try {
+        const memories = await store.count(ns);
+        const cursorNs = [CURSOR_NAMESPACE_ROOT, ...ns];
+        const cursors = await store.count(cursorNs);
+        if (!o.yes) {
+          if (!process.stdin.isTTY) throw new CliError(`forget deletes ${memories} items for good; pass --yes to confirm`);
+          const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+          const answer = await rl.question(`Forget ${memories} memories and ${cursors} cursors under ${formatNamespace(ns)}? Type "yes": `);
+          rl.close();
+          if (answer.trim() !== "yes") throw new CliError("not confirmed; nothing was deleted");
+        }
+        const deleted = await store.deleteNamespace(ns);
+        const deletedCursors = ns[0] === CURSOR_NAMESPACE_ROOT ? 0 : await store.deleteNamespace(cursorNs);
+        // Compaction rewrites the snapshot without them and scrubs their vectors; then the embedding cache.
+        await store.compact();
+        await purgeEmbeddingCache(dir);
+        if (g.json) return printJson({ namespace: ns, memories: deleted, cursors: deletedCursors });
+        process.stdout.write(`forgot ${formatNamespace(ns)}: ${deleted} memories and ${deletedCursors} extraction cursors deleted and purged from disk\n`);
+      } finally {
+        await store.close();
+      }
+    });
+}

@@ -1,0 +1,148 @@
+import fs from "node:fs";
+import zlib from "node:zlib";
+import hnswlib from "hnswlib-node";
+import { CorruptStoreError } from "../errors.js";
+import { decodeVector, encodeVector } from "../embeddings/vector-codec.js";
+import { namespaceKey } from "../store/namespace.js";
+import { indexFile, itemsFile, logFile, readItems, readManifest, type Manifest } from "../store/hnsw/snapshot.js";
+import type { LogRecord } from "../store/hnsw/write-ahead-log.js";
+
+/** One item as the CLI sees it (and as `export` writes it, one JSON line each). */
+export interface ExportedItem {
+  namespace: string[];
+  key: string;
+  value: Record<string, unknown>;
+  /** ISO times. */
+  createdAt: string;
+  updatedAt: string;
+  /** ISO time; absent = never expires. */
+  expiresAt?: string;
+  /** TTL in minutes (refreshed on read). */
+  ttl?: number;
+  /** The put's index override. */
+  index?: false | string[];
+  /** `[field, base64 float32]` pairs: the stored vectors, reusable when the embedder matches. */
+  vectors?: [string, string][];
+}
+
+/** What {@link readDirectory} returns: the manifest and the items as of the end of the log. */
+export interface DirectoryView {
+  manifest: Manifest | null;
+  items: ExportedItem[];
+  /** Log records replayed on top of the snapshot. */
+  logRecords: number;
+  /** True when the log ended in a torn (partly written) line, which was ignored. */
+  tornTail: boolean;
+}
+
+const crc = (s: string) => zlib.crc32(s).toString(16).padStart(8, "0");
+
+/**
+ * Reads a log without changing it (unlike the store, which cuts a torn tail
+ * off): the records, and whether the last line was torn.
+ */
+export function readLogReadOnly(file: string): { records: LogRecord[]; tornTail: boolean } {
+  const records: LogRecord[] = [];
+  if (!fs.existsSync(file)) return { records, tornTail: false };
+  const buf = fs.readFileSync(file);
+  let start = 0;
+  let lineNo = 0;
+  while (start < buf.length) {
+    const nl = buf.indexOf(10, start);
+    lineNo++;
+    if (nl === -1) return { records, tornTail: true };
+    const line = buf.toString("utf8", start, nl);
+    const json = line.slice(9);
+    if (line[8] !== " " || crc(json) !== line.slice(0, 8)) throw new CorruptStoreError(`log ${file} is corrupt at line ${lineNo} (checksum mismatch)`, file);
+    try {
+      records.push(JSON.parse(json) as LogRecord);
+    } catch {
+      throw new CorruptStoreError(`log ${file} is corrupt at line ${lineNo} (invalid JSON)`, file);
+    }
+    start = nl + 1;
+  }
+  return { records, tornTail: false };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Reads a store directory without locking or changing it: the last snapshot
+ * plus the log. Safe beside a live writer (it only reads; a compaction that
+ * switches generation while it reads is detected and the read retried), and
+ * used for exports and for the read-only view of a locked directory.
+ */
+export function readDirectory(dir: string, options: { vectors?: boolean } = {}): DirectoryView {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const view = readOnce(dir, options.vectors ?? false);
+      const after = readManifest(dir);
+      if ((after?.generation ?? 0) === (view.manifest?.generation ?? 0)) return view;
+    } catch (err) {
+      // A file vanished under us: a compaction by the live writer. Retry.
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT" && !(err instanceof CorruptStoreError && attempt < 2 && generationMoved(dir, err))) throw err;
+    }
+    if (attempt >= 4) throw new CorruptStoreError(`store directory ${dir} kept changing while it was read; try again`, dir);
+  }
+}
+
+function generationMoved(dir: string, err: CorruptStoreError): boolean {
+  const m = readManifest(dir);
+  return m !== null && !err.file.includes(`-${m.generation}.`);
+}
+
+function readOnce(dir: string, withVectors: boolean): DirectoryView {
+  const manifest = readManifest(dir);
+  const gen = manifest?.generation ?? 0;
+  const snapshot = readItems(itemsFile(dir, gen), manifest?.itemCount ?? 0);
+  let points: ((label: number) => number[]) | undefined;
+  if (withVectors && manifest?.index && snapshot.some((s) => s.vec?.length)) {
+    const index = new hnswlib.HierarchicalNSW("cosine", manifest.index.dims);
+    const file = indexFile(dir, gen);
+    try {
+      index.readIndexSync(file, true);
+    } catch (err) {
+      throw new CorruptStoreError(`cannot read vector index ${file}: ${(err as Error).message}`, file);
+    }
+    points = (label) => index.getPoint(label);
+  }
+  const items = new Map<string, ExportedItem>();
+  for (const s of snapshot) {
+    const item: ExportedItem = { namespace: s.ns, key: s.key, value: s.value, createdAt: iso(s.createdAt), updatedAt: iso(s.updatedAt) };
+    if (s.exp !== undefined) item.expiresAt = iso(s.exp);
+    if (s.ttl !== undefined) item.ttl = s.ttl;
+    if (s.index !== undefined) item.index = s.index;
+    if (points && s.vec?.length) item.vectors = s.vec.map(([label, field]) => [field, encodeVector(points!(label))]);
+    items.set(`${namespaceKey(s.ns)}\n${s.key}`, item);
+  }
+  const { records, tornTail } = readLogReadOnly(logFile(dir, gen));
+  const replayed = records.filter((r) => r.seq > (manifest?.seq ?? 0));
+  for (const record of replayed) {
+    for (const op of record.ops) {
+      const id = `${namespaceKey(op.ns)}\n${op.key}`;
+      if (op.t === "del") items.delete(id);
+      else if (op.t === "touch") {
+        const it = items.get(id);
+        if (it) it.expiresAt = iso(op.exp);
+      } else {
+        const existing = items.get(id);
+        const item: ExportedItem = { namespace: op.ns, key: op.key, value: op.value, createdAt: existing?.createdAt ?? iso(record.at), updatedAt: iso(record.at) };
+        if (op.exp !== undefined) item.expiresAt = iso(op.exp);
+        if (op.ttl !== undefined) item.ttl = op.ttl;
+        if (op.index !== undefined) item.index = op.index;
+        if (withVectors && op.vec?.length) item.vectors = op.vec.map(([field, b64]) => [field, encodeVector(normalised(decodeVector(b64)))]);
+        items.set(id, item);
+      }
+    }
+  }
+  return { manifest, items: [...items.values()], logRecords: replayed.length, tornTail };
+}
+
+/** hnswlib stores cosine vectors normalised; log vectors are normalised the same way so exports agree. */
+function normalised(v: Float32Array | undefined): Float32Array {
+  if (!v) return new Float32Array();
+  let n = 0;
+  for (const x of v) n += x * x;
+  n = Math.sqrt(n) || 1;
+  return v.map((x) => x / n);
+}
