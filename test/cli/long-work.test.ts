@@ -142,7 +142,7 @@ describe("import --from-hnswlib", () => {
 });
 
 describe("serve", () => {
-  it("serves the inspector and its JSON routes on 127.0.0.1, and stops on SIGINT", async () => {
+  it("serves the memory API and the inspector on 127.0.0.1, and stops on SIGINT", async () => {
     const dir = path.join(tmp.dir, "store");
     await seedStore(dir);
     const child = spawnCli(["--path", dir, "serve", "--port", "0", "--json"]);
@@ -157,7 +157,10 @@ describe("serve", () => {
     });
     const page = await fetch(url + "/");
     expect(page.headers.get("content-type")).toMatch(/text\/html/);
-    expect(await page.text()).toContain("users.42");
+    expect(await page.text()).toContain("<html");
+    // The memory server's own routes are there too (LangGraph's store API).
+    const listed = (await (await fetch(`${url}/store/namespaces`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json()) as { namespaces: string[][] };
+    expect(listed.namespaces).toContainEqual(["users", "42"]);
     const api = (await (await fetch(`${url}/inspector/api/memories?namespace=users.42`)).json()) as { memories: { key: string }[] };
     expect(api.memories.map((m: { key: string }) => m.key).sort()).toEqual(["berlin", "tea"]);
     child.kill("SIGINT");

@@ -27,7 +27,7 @@ const SCRIPT = `
 const api = (p, init = {}) => {
   const key = sessionStorage.getItem("lgmKey");
   const headers = Object.assign({ "content-type": "application/json" }, init.headers || {});
-  if (key) headers.authorization = "Bearer " + key;
+  if (key) headers["x-api-key"] = key;
   return fetch(p, Object.assign({}, init, { headers })).then(async (r) => {
     const body = await r.json().catch(() => ({}));
     if (!r.ok) throw new Error(body.message || body.error || r.statusText);

@@ -24,7 +24,7 @@ function sendError(reply: FastifyReply, err: unknown): FastifyReply {
 /**
  * The web inspector, as a Fastify plugin: `GET /` serves one server-rendered
  * page; its script calls JSON routes under `/inspector/api/`. Register it
- * behind the server's auth hook; the page sends `Authorization: Bearer <key>`
+ * behind the server's auth hook; the page sends the key as `x-api-key`
  * when opened as `/#key=<key>`.
  *
  * @example
@@ -38,14 +38,19 @@ export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app,
   const api = new InspectorApi(options.store);
   const title = options.title ?? "langgraph-memory";
 
-  app.get("/", async (_req, reply) => {
-    let namespaces: { namespace: string[]; items: number }[] = [];
-    try {
-      namespaces = await api.namespaces();
-    } catch {
-      // The script loads them again and shows the error.
+  // The page is a shell without data (public, so a browser can open it); its
+  // script loads everything through the JSON routes below, which sit behind
+  // the server's auth hook and are for services (an API key) or an open
+  // loopback server, never for end users, who would see everyone's memories.
+  app.get("/", { config: { public: true } }, async (_req, reply) => {
+    return reply.type("text/html; charset=utf-8").send(renderPage({ title, namespaces: [] }));
+  });
+  app.addHook("preHandler", async (req, reply) => {
+    if (!req.url.startsWith("/inspector/api/")) return;
+    const scope = (req as { memoryScope?: { kind?: string } | null }).memoryScope;
+    if (scope && scope.kind === "user") {
+      return reply.code(403).send({ error: "ForbiddenError", message: "the inspector is for services (an API key), not for end users" });
     }
-    return reply.type("text/html; charset=utf-8").send(renderPage({ title, namespaces }));
   });
 
   app.get("/inspector/api/namespaces", async (_req, reply) => {
