@@ -6,6 +6,7 @@ import { registerTransferCommands } from "./commands/transfer.js";
 import { registerMaintenanceCommands } from "./commands/maintain.js";
 import { registerVerifyCommand } from "./commands/verify.js";
 import { registerServeCommand } from "./commands/serve.js";
+import { registerPrivacyCommands } from "./commands/privacy.js";
 
 /** The `langgraph-memory` program: every command, with the global options. */
 export function buildProgram(): Command {
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerMaintenanceCommands(program);
   registerVerifyCommand(program);
   registerServeCommand(program);
+  registerPrivacyCommands(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }
