@@ -7,3 +7,4 @@ export type { MemoryServerOptions, StartMemoryServerOptions, AuthenticatedUser }
 export type { WireMemory } from "./memory-routes.js";
 export type { WireItem, WireOperation, WireError } from "../store/remote/wire.js";
 export { RemoteStore, type RemoteStoreOptions } from "../store/remote/remote-store.js";
+export { inspectorPlugin, type InspectorOptions } from "./inspector/plugin.js";
