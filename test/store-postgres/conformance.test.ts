@@ -30,7 +30,7 @@ describeStoreContract({
       embeddings,
       cleanup: async () => {
         await store.close();
-        await server.pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+        await server.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       },
     };
   },
