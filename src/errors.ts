@@ -73,3 +73,9 @@ export class StoreClosedError extends MemoryError {}
  * (and no shared default) is ever touched.
  */
 export class MissingConfigError extends MemoryError {}
+
+/**
+ * A migration or export finished, but re-reading the target found another
+ * item count or content checksum than the source had.
+ */
+export class MigrationVerificationError extends MemoryError {}

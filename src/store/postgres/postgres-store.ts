@@ -24,6 +24,9 @@ import { setupSchema, type IndexManifest, type SetupResult } from "./schema.js";
 import { ITEM_COLUMNS, runSearch, toSearchItem, type ItemRow } from "./search.js";
 import { isIdentifier, liveSql, nsLabels, nsPath, Params, scopeSql, tables, type Queryable, type Tables } from "./sql.js";
 import { writeRun, type WriteOp } from "./write.js";
+import { exportRows, importRows } from "./transfer.js";
+import { validateValue } from "../validate-value.js";
+import type { EmbedderInfo, MemoryEntry } from "../../migrate/entry.js";
 
 const RETRYABLE = new Set(["40001", "40P01"]);
 
@@ -370,6 +373,30 @@ export class PostgresMemoryStore extends BaseStore {
     }
     const m = this.manifest();
     return { items, vectors, schemaVersion: this.setupDone!.schemaVersion, pgvector: this.setupDone!.pgvector, embedder: m?.embedder, dims: m?.dims, tableBytes };
+  }
+
+  // ---- Migration (see src/migrate) ----
+
+  /** The embedder recorded for this store's vectors, or null without an index. */
+  async describeIndex(): Promise<EmbedderInfo | null> {
+    const m = this.manifest();
+    return m ? { identity: m.embedder, dims: m.dims, fields: m.fields } : null;
+  }
+
+  /** Every item (expired ones too) with timestamps, TTL and, when asked, vectors; in pages. */
+  async *exportEntries(options: { batchSize?: number; vectors?: boolean } = {}): AsyncIterable<MemoryEntry[]> {
+    await this.setup();
+    yield* exportRows(this.pool!, this.tables, options.batchSize ?? 500, !!this.indexConfig && options.vectors !== false);
+  }
+
+  /** Upserts entries as they are (one transaction); entries without vectors are embedded here. */
+  async importEntries(entries: MemoryEntry[]): Promise<void> {
+    for (const e of entries) {
+      validateNamespace(e.namespace, { forWrite: true });
+      validateValue(e.value, `import ${JSON.stringify(e.namespace)}/${e.key}`);
+    }
+    const index = this.indexConfig ? { embeddings: this.indexConfig.embeddings, dims: this.indexConfig.dims } : undefined;
+    await this.transaction((db) => importRows(db, this.tables, entries, index, this.fields, this.clock()));
   }
 
   /** The pool in use (after setup), for callers that share it. */

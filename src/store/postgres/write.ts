@@ -54,15 +54,22 @@ export async function writeRun(db: Queryable, t: Tables, ops: WriteOp[], now: nu
   await flush();
 }
 
-async function upsert(db: Queryable, t: Tables, puts: PreparedPut[], now: number, fields: string[] | null, hasVectors: boolean): Promise<void> {
+/** Timestamps to write as they are (an import), instead of `now` for both. */
+export interface Stamps {
+  createdAt: number[];
+  updatedAt: number[];
+}
+
+export async function upsert(db: Queryable, t: Tables, puts: PreparedPut[], now: number, fields: string[] | null, hasVectors: boolean, stamps?: Stamps): Promise<void> {
   const ns = puts.map((p) => nsPath(p.namespace));
   const keys = puts.map((p) => p.key);
   await db.query(
     `INSERT INTO ${t.items} (ns, key, value, index_fields, created_at, updated_at, expires_at, ttl_minutes, tsv)
-     SELECT u.ns, u.key, u.value::jsonb, u.idx::jsonb, $5, $5, u.exp, u.ttl, to_tsvector('simple', u.txt)
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $6::bigint[], $7::float8[], $8::text[]) AS u(ns, key, value, idx, exp, ttl, txt)
+     SELECT u.ns, u.key, u.value::jsonb, u.idx::jsonb, COALESCE(u.created, $5), COALESCE(u.updated, $5), u.exp, u.ttl, to_tsvector('simple', u.txt)
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $6::bigint[], $7::float8[], $8::text[], $9::bigint[], $10::bigint[])
+       AS u(ns, key, value, idx, exp, ttl, txt, created, updated)
      ON CONFLICT (ns, key) DO UPDATE SET value = EXCLUDED.value, index_fields = EXCLUDED.index_fields, updated_at = EXCLUDED.updated_at,
-       expires_at = EXCLUDED.expires_at, ttl_minutes = EXCLUDED.ttl_minutes, tsv = EXCLUDED.tsv`,
+       expires_at = EXCLUDED.expires_at, ttl_minutes = EXCLUDED.ttl_minutes, tsv = EXCLUDED.tsv${stamps ? ", created_at = EXCLUDED.created_at" : ""}`,
     [
       ns,
       keys,
@@ -72,6 +79,8 @@ async function upsert(db: Queryable, t: Tables, puts: PreparedPut[], now: number
       puts.map((p) => p.expiresAt ?? null),
       puts.map((p) => p.ttl ?? null),
       puts.map((p) => keywordTerms(p.value, p.index, fields)),
+      stamps?.createdAt ?? puts.map(() => null),
+      stamps?.updatedAt ?? puts.map(() => null),
     ],
   );
   if (!hasVectors) return;
