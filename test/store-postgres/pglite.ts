@@ -16,6 +16,8 @@ export interface PgliteServer {
   /** A fresh schema name (one per store, so each store starts empty). */
   freshSchema: () => string;
   stop: () => Promise<void>;
+  /** Resolves once the server has let go of every closed connection (it accepts one at a time). */
+  idle: () => Promise<void>;
 }
 
 let counter = 0;
@@ -29,6 +31,9 @@ export async function startPglite(): Promise<PgliteServer> {
   return {
     url,
     pool,
+    idle: async () => {
+      while (server.getStats().activeConnections > 0) await new Promise((r) => setTimeout(r, 20));
+    },
     freshSchema: () => `t${process.pid}_${++counter}`,
     stop: async () => {
       await pool.end();
