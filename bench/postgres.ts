@@ -117,7 +117,7 @@ async function runSystem(system: string, n: number, data: Float32Array, queries:
         const res = await store.search(prefix, { query: `q:${q}`, limit: K });
         times.push(performance.now() - t0);
         ids.push(res.map((r) => Number(r.key.slice(1))));
-        leaked += res.filter((r) => r.namespace.length !== prefix.length || r.namespace.some((l, i) => l !== prefix[i])).length;
+        leaked += res.filter((r) => r.namespace.length < prefix.length || prefix.some((l, i) => r.namespace[i] !== l)).length;
       }
       return { ...latency(times), recall: Number(recallAtK(ids, exact).toFixed(4)), leaked };
     };

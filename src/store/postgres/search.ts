@@ -106,20 +106,25 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
   const unrestricted = req.namespacePrefix.length === 0 && !req.filter;
   const q = useVectors ? vectorLiteral(req.queryVector!) : "";
 
-  // Small selections are loaded and ranked exactly.
+  // Small selections are ranked exactly; only the keyword side needs their rows in JS.
+  let small = false;
   let candidates: ItemRow[] | undefined;
   if (!unrestricted) {
     const p = new Params();
-    const r = await db.query<ItemRow>(
-      `SELECT ${ITEM_COLUMNS} FROM ${t.items} i WHERE ${scopeWhere(req, ctx, p)} LIMIT ${p.add(ctx.exactScanThreshold + 1)}`,
+    const r = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${t.items} i WHERE ${scopeWhere(req, ctx, p)} LIMIT ${p.add(ctx.exactScanThreshold + 1)}) c`,
       p.values,
     );
-    if (r.rows.length <= ctx.exactScanThreshold) candidates = r.rows.filter(keep);
+    small = r.rows[0].n <= ctx.exactScanThreshold;
+  }
+  if (small && useKeywords) {
+    const p = new Params();
+    candidates = (await db.query<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM ${t.items} i WHERE ${scopeWhere(req, ctx, p)}`, p.values)).rows.filter(keep);
   }
 
   let vectorRanked: Ranked[] = [];
   if (useVectors) {
-    vectorRanked = candidates ? await exactVectors(ctx, q, candidates, poolSize) : await annVectors(req, ctx, q, poolSize);
+    vectorRanked = small ? await exactVectors(req, ctx, q, poolSize) : await annVectors(req, ctx, q, poolSize);
   }
   let ranked = vectorRanked;
   if (useKeywords) {
@@ -135,7 +140,7 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
     }
   }
 
-  if (!candidates) await loadRows(ctx, ranked.map((r) => r.id), req, rows, keep);
+  await loadRows(ctx, ranked.map((r) => r.id), req, rows, keep);
   ranked = ranked.filter((r) => rows.has(r.id));
   if (ranked.length < need) {
     // Fill with items that have nothing to rank them by, newest first.
@@ -193,11 +198,16 @@ async function bestScores(ctx: PgSearchContext, q: string, ids: string[]): Promi
   return out;
 }
 
-/** Exact: every vector of the candidate items, best per item. */
-async function exactVectors(ctx: PgSearchContext, q: string, candidates: ItemRow[], k: number): Promise<Ranked[]> {
-  if (candidates.length === 0) return [];
-  const scores = await bestScores(ctx, q, candidates.map((c) => rowId(c.ns, c.key)));
-  return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score).slice(0, k);
+/** Exact: every vector of the items in scope, best per item (no index, so nothing is missed). */
+async function exactVectors(req: PgSearchRequest, ctx: PgSearchContext, q: string, k: number): Promise<Ranked[]> {
+  const p = new Params();
+  const qp = p.add(q);
+  const r = await ctx.db.query<{ ns: string; key: string; d: number }>(
+    `SELECT v.ns, v.key, min(v.embedding <=> ${qp}::vector) AS d FROM ${ctx.tables.vectors} v JOIN ${ctx.tables.items} i ON i.ns = v.ns AND i.key = v.key
+     WHERE ${scopeWhere(req, ctx, p)} GROUP BY v.ns, v.key ORDER BY d, v.ns, v.key LIMIT ${p.add(k)}`,
+    p.values,
+  );
+  return r.rows.map((row) => ({ id: rowId(row.ns, row.key), score: 1 - Number(row.d) }));
 }
 
 /**
