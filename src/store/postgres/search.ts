@@ -212,8 +212,9 @@ async function exactVectors(req: PgSearchRequest, ctx: PgSearchContext, q: strin
 
 /**
  * Through the HNSW index. pgvector's iterative scan keeps walking the graph
- * until the filtered query has its rows; k is still doubled when an item's
- * several vectors leave fewer than k distinct items.
+ * until the filtered query has its rows; k is doubled when an item's several
+ * vectors leave fewer than k distinct items; when the walk returns fewer rows
+ * than asked, an exact query over the scope settles it, so `limit` is filled.
  */
 async function annVectors(req: PgSearchRequest, ctx: PgSearchContext, q: string, k: number): Promise<Ranked[]> {
   let kk = k;
@@ -233,9 +234,10 @@ async function annVectors(req: PgSearchRequest, ctx: PgSearchContext, q: string,
       const s = 1 - Number(row.d);
       if (!best.has(id) || best.get(id)! < s) best.set(id, s);
     }
-    if (best.size >= k || r.rows.length < kk) {
-      return [...best].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score).slice(0, k);
-    }
+    if (best.size >= k) return [...best].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score).slice(0, k);
+    // Fewer rows than asked: the scope is exhausted, or the index walk gave up (no iterative scan
+    // before pgvector 0.8, or hnsw.max_scan_tuples reached). Settle it exactly.
+    if (r.rows.length < kk) return exactVectors(req, ctx, q, k);
     kk *= 2;
   }
 }
