@@ -16,14 +16,15 @@ import { embedderIdentity } from "../../embeddings/identity.js";
 import { InvalidArgumentError, StoreClosedError } from "../../errors.js";
 import { prepareBatch } from "../hnsw/prepare-batch.js";
 import type { RetrievalMode } from "../hnsw/search.js";
-import { compareNamespaces, matchesCondition, validateNamespace } from "../namespace.js";
+import { validateNamespace } from "../namespace.js";
 import { startSweeper, validateTtlConfig, validateTtlMinutes } from "../ttl.js";
 import type { PostgresMemoryStoreOptions, PostgresStoreStats } from "./options.js";
 import { loadPg } from "./load-pg.js";
 import { setupSchema, type IndexManifest, type SetupResult } from "./schema.js";
 import { ITEM_COLUMNS, runSearch, toSearchItem, type ItemRow } from "./search.js";
-import { isIdentifier, liveSql, nsLabels, nsPath, Params, scopeSql, tables, type Queryable, type Tables } from "./sql.js";
+import { isIdentifier, liveSql, nsPath, Params, scopeSql, tables, type Queryable, type Tables } from "./sql.js";
 import { writeRun, type WriteOp } from "./write.js";
+import { listNamespaces } from "./list-namespaces.js";
 import { exportRows, importRows } from "./transfer.js";
 import { validateValue } from "../validate-value.js";
 import type { EmbedderInfo, MemoryEntry } from "../../migrate/entry.js";
@@ -271,7 +272,7 @@ export class PostgresMemoryStore extends BaseStore {
           results.push(item);
         } else {
           await flush();
-          results.push(await this.listRows(db, op as ListNamespacesOperation, now));
+          results.push(await listNamespaces(db, this.tables, op as ListNamespacesOperation, now));
         }
       }
       await flush();
@@ -297,35 +298,6 @@ export class PostgresMemoryStore extends BaseStore {
        WHERE ttl_minutes IS NOT NULL AND (ns, key) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
       [ids.map((x) => x[0]), ids.map((x) => x[1]), now],
     );
-  }
-
-  /**
-   * Namespaces with a live item, filtered by the match conditions (`*`
-   * matches any one label), cut to `maxDepth`, de-duplicated, sorted label
-   * by label, then paged. A prefix condition's leading labels narrow the
-   * query by whole labels.
-   */
-  private async listRows(db: Queryable, op: ListNamespacesOperation, now: number): Promise<string[][]> {
-    const prefixCond = op.matchConditions?.find((c) => c.matchType === "prefix");
-    const lead: string[] = [];
-    for (const label of prefixCond?.path ?? []) {
-      if (label === "*") break;
-      lead.push(label);
-    }
-    const p = new Params();
-    const r = await db.query<{ ns: string }>(
-      `SELECT DISTINCT i.ns FROM ${this.tables.items} i WHERE ${scopeSql("i.ns", lead, p)} AND ${liveSql("i", now, p)}`,
-      p.values,
-    );
-    const seen = new Map<string, string[]>();
-    for (const row of r.rows) {
-      const ns = nsLabels(row.ns);
-      if (op.matchConditions?.some((c) => !matchesCondition(ns, c))) continue;
-      const out = op.maxDepth !== undefined ? ns.slice(0, op.maxDepth) : ns;
-      seen.set(JSON.stringify(out), out);
-    }
-    const offset = op.offset ?? 0;
-    return [...seen.values()].sort(compareNamespaces).slice(offset, offset + (op.limit ?? 100));
   }
 
   // ---- Beyond the BaseStore contract ----
