@@ -19,10 +19,11 @@ import { startPglite, type PgliteServer } from "./pglite.js";
  * consolidation and cursor on it. ScriptedChatModel and FakeEmbeddings are
  * TEST DOUBLEs; the store and the engine are real.
  */
-let started: Promise<PgliteServer> | undefined;
-const server = () => (started ??= startPglite());
+// Started while the file is collected (no hook timeout: PGlite's cold start can take minutes on a loaded machine).
+const started: Promise<PgliteServer> = startPglite();
+const server = () => started;
 afterAll(async () => {
-  if (started) await (await started).stop();
+  await (await started).stop();
 });
 
 async function pgStore(clock?: () => number) {

@@ -25,9 +25,10 @@ import { startPglite, type PgliteServer } from "./pglite.js";
 const DIMS = 32;
 let server: PgliteServer;
 const cleanups: (() => Promise<void> | void)[] = [];
+// PGlite's cold start takes seconds, and minutes on a loaded machine.
 beforeAll(async () => {
   server = await startPglite();
-});
+}, 300_000);
 afterAll(async () => {
   await server?.stop();
 });

@@ -13,9 +13,10 @@ const DIMS = 32;
 let server: PgliteServer;
 const open: { store: PostgresMemoryStore; schema: string }[] = [];
 
+// PGlite's cold start takes seconds, and minutes on a loaded machine.
 beforeAll(async () => {
   server = await startPglite();
-});
+}, 300_000);
 afterAll(async () => {
   await server?.stop();
 });
@@ -77,6 +78,23 @@ describe("PostgresMemoryStore on PGlite", () => {
       [`[${new FakeEmbeddings({ dims: DIMS }).embedText("apple").join(",")}]`],
     );
     expect(plan.rows.map((r) => r["QUERY PLAN"]).join("\n")).toMatch(/memory_vectors_hnsw/);
+    // A search over most of the store (prefix ["users"]): the store's query shape still walks the index.
+    const client = await server.pool.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query("SET LOCAL enable_sort = off");
+      await client.query("SET LOCAL hnsw.iterative_scan = relaxed_order");
+      const wide = await client.query(
+        `EXPLAIN SELECT v.ns, v.key FROM "${schema}".memory_vectors v JOIN "${schema}".memory_items i ON i.ns = v.ns AND i.key = v.key
+         WHERE (v.ns = 'users' OR (v.ns >= 'users.' AND v.ns < 'users/')) AND (i.ns = 'users' OR (i.ns >= 'users.' AND i.ns < 'users/'))
+         AND (i.expires_at IS NULL OR i.expires_at > 0) ORDER BY v.embedding <=> $1::vector LIMIT 30`,
+        [`[${new FakeEmbeddings({ dims: DIMS }).embedText("apple").join(",")}]`],
+      );
+      expect(wide.rows.map((r) => r["QUERY PLAN"]).join("\n")).toMatch(/memory_vectors_hnsw/);
+    } finally {
+      await client.query("ROLLBACK");
+      client.release();
+    }
     // One item in 600 passes the filter: the iterative scan still finds it.
     const res = await store.search([], { query: "apple", filter: { user: "c", n: { $in: [7, 8] } }, limit: 5 });
     expect(res.map((r) => r.key).sort()).toEqual(["m7", "m8"]);

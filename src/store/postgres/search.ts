@@ -221,11 +221,13 @@ async function annVectors(req: PgSearchRequest, ctx: PgSearchContext, q: string,
   for (;;) {
     await ctx.db.query(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(ctx.efSearch, kk))}`);
     if (ctx.iterativeScan) await ctx.db.query(`SET LOCAL hnsw.iterative_scan = relaxed_order`);
+    // The selection is large (it was counted): walk the index in distance order, never sort the scope.
+    await ctx.db.query("SET LOCAL enable_sort = off");
     const p = new Params();
     const qp = p.add(q);
     const r = await ctx.db.query<{ ns: string; key: string; d: number }>(
       `SELECT v.ns, v.key, v.embedding <=> ${qp}::vector AS d FROM ${ctx.tables.vectors} v JOIN ${ctx.tables.items} i ON i.ns = v.ns AND i.key = v.key
-       WHERE ${scopeWhere(req, ctx, p)} ORDER BY v.embedding <=> ${qp}::vector LIMIT ${p.add(kk)}`,
+       WHERE ${scopeSql("v.ns", req.namespacePrefix, p)} AND ${scopeWhere(req, ctx, p)} ORDER BY v.embedding <=> ${qp}::vector LIMIT ${p.add(kk)}`,
       p.values,
     );
     const best = new Map<string, number>();
