@@ -19,5 +19,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    globalSetup: suite === "postgres" ? ["test/postgres/global-setup.ts"] : [],
   },
 });

@@ -152,3 +152,9 @@ export class CliError extends MemoryError {}
 
 /** Long work (reindex, import, export, migrate, verify) was cancelled by Ctrl-C. */
 export class CancelledError extends MemoryError {}
+
+/**
+ * A migration or export finished, but re-reading the target found another
+ * item count or content checksum than the source had.
+ */
+export class MigrationVerificationError extends MemoryError {}

@@ -9,6 +9,19 @@ export { MAX_VALUE_DEPTH } from "./store/validate-value.js";
 export type { RetrievalMode } from "./store/hnsw/search.js";
 export type { ReindexOptions } from "./store/hnsw/reindex.js";
 
+// Migration between stores (HNSWStore ⇄ PostgresMemoryStore) and JSONL exports
+export {
+  migrateStore,
+  exportStore,
+  importStore,
+  type MigrationOptions,
+  type MigrationProgress,
+  type MigrationReport,
+  type MemoryEntry,
+  type EmbedderInfo,
+  type MigratableStore,
+} from "./migrate/index.js";
+
 // Embeddings and ranking
 export { UniversalSentenceEncoderEmbeddings, type UniversalSentenceEncoderEmbeddingsOptions } from "./embeddings/universal-sentence-encoder.js";
 export { CachedEmbeddings, type CachedEmbeddingsOptions, type CacheStats } from "./embeddings/cached-embeddings.js";

@@ -12,6 +12,8 @@ export interface ChatArgs {
   embeddings: EmbeddingsChoice;
   embeddingsModel?: string;
   offline: boolean;
+  /** PostgreSQL connection string: keep memories there (PostgresMemoryStore) instead of --data/memory. */
+  postgres?: string;
   help: boolean;
 }
 
@@ -25,6 +27,7 @@ export const USAGE = `usage: npm run chat -- [options]
   --embeddings KIND      local | openai | ollama                          default: local (USE-lite, offline)
   --embeddings-model M   embedding model for openai / ollama
   --offline              use the offline scripted model even if OPENAI_API_KEY is set
+  --postgres URL         keep memories in PostgreSQL + pgvector (threads stay in --data)
   --help
 
 Environment: OPENAI_API_KEY (turns on ChatOpenAI), OPENAI_BASE_URL (any OpenAI-compatible
@@ -46,6 +49,7 @@ export function parseChatArgs(argv: string[]): ChatArgs {
       embeddings: { type: "string", default: "local" },
       "embeddings-model": { type: "string" },
       offline: { type: "boolean", default: false },
+      postgres: { type: "string" },
       help: { type: "boolean", default: false },
     },
     strict: true,
@@ -54,6 +58,7 @@ export function parseChatArgs(argv: string[]): ChatArgs {
   if (!EMBEDDINGS.includes(values.embeddings!)) throw new Error(`--embeddings must be one of ${EMBEDDINGS.join(", ")}, got ${values.embeddings}`);
   if (!values.user) throw new Error("--user must not be empty");
   if (!values.thread) throw new Error("--thread must not be empty");
+  if (values.postgres !== undefined && !/^postgres(ql)?:\/\//.test(values.postgres)) throw new Error(`--postgres must be a postgres:// URL, got ${values.postgres}`);
   return {
     user: values.user,
     thread: values.thread,
@@ -63,6 +68,7 @@ export function parseChatArgs(argv: string[]): ChatArgs {
     embeddings: values.embeddings as EmbeddingsChoice,
     embeddingsModel: values["embeddings-model"],
     offline: values.offline!,
+    postgres: values.postgres,
     help: values.help!,
   };
 }

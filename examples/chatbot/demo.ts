@@ -21,6 +21,7 @@ import { findOnDisk, listFiles } from "./disk.js";
 import { OFFLINE_MODEL_NOTICE, OfflineDemoModel } from "./offline-model.js";
 import { chooseEmbeddings } from "./providers.js";
 import { ChatSession } from "./session.js";
+import type { HNSWStore } from "../../src/index.js";
 
 const started = Date.now();
 const failures: string[] = [];
@@ -126,7 +127,7 @@ async function main(): Promise<number> {
   console.log(indent(after.context ?? "(none: no memory-context message was sent)"));
   // This turn wrote a new thread; forget it too so the scan below sees a clean slate for user 42.
   await runCommand(session, "/forget-all");
-  const stats = await session.store.stats();
+  const stats = await (session.store as HNSWStore).stats();
   const left = await session.store.count(session.namespace);
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
   console.log(`store after forget-all: ${plural(left, "item")} for user 42; ${plural(stats.items, "item")} and ${plural(stats.vectors, "live vector")} in all; log ${stats.logBytes} bytes`);

@@ -34,10 +34,11 @@ async function main(): Promise<number> {
     model: chosen.model,
     embeddings: embedder.embeddings,
     dims: embedder.dims,
+    postgres: args.postgres,
   });
   console.log(chosen.offline ? `*** ${chosen.description} ***` : chosen.description);
   console.log(embedder.description);
-  console.log(`data: ${args.data}   mode: ${args.mode}   user: ${session.userId}   thread: ${session.thread}`);
+  console.log(`data: ${args.data}${args.postgres ? "   memories: PostgreSQL" : ""}   mode: ${args.mode}   user: ${session.userId}   thread: ${session.thread}`);
   console.log(`Type a message, or a command:\n${HELP}\n`);
 
   const interactive = Boolean(process.stdin.isTTY);

@@ -16,6 +16,7 @@ import {
   type MemoryMode,
   type SaveResult,
 } from "../../src/index.js";
+import { PostgresMemoryStore } from "../../src/store/postgres/index.js";
 // Not in the public API: text helpers.
 import { memoryText } from "../../src/graph/format-memories.js";
 import { messageText } from "../../src/scope/message-text.js";
@@ -39,6 +40,12 @@ export interface ChatSessionOptions {
   dims: number;
   /** Your system prompt for the chat model. @default a short assistant prompt */
   systemPrompt?: string;
+  /**
+   * PostgreSQL connection string: memories go to a PostgresMemoryStore there
+   * (pgvector needed) instead of `memory/` in the data directory.
+   * @default undefined
+   */
+  postgres?: string;
   /** Where the extractor's warnings go. @default console */
   logger?: { warn(message: string, ...details: unknown[]): void; error(message: string, ...details: unknown[]): void };
 }
@@ -89,7 +96,7 @@ export function threadId(userId: string, thread: string): string {
   return `${encodeURIComponent(userId)}/${encodeURIComponent(thread)}`;
 }
 
-function buildGraph(options: ChatSessionOptions, mode: MemoryMode, store: HNSWStore, checkpointer: SqliteSaver, extractor: MemoryExtractor) {
+function buildGraph(options: ChatSessionOptions, mode: MemoryMode, store: HNSWStore | PostgresMemoryStore, checkpointer: SqliteSaver, extractor: MemoryExtractor) {
   return withMemory(new StateGraph(MessagesAnnotation), {
     model: options.model,
     mode,
@@ -111,12 +118,12 @@ export class ChatSession {
   userId: string;
   thread: string;
   readonly mode: MemoryMode;
-  readonly store: HNSWStore;
+  readonly store: HNSWStore | PostgresMemoryStore;
   readonly checkpointer: SqliteSaver;
   private readonly extractor: RecordingExtractor;
   private readonly graph: ReturnType<typeof buildGraph>;
 
-  private constructor(options: ChatSessionOptions, store: HNSWStore, checkpointer: SqliteSaver) {
+  private constructor(options: ChatSessionOptions, store: HNSWStore | PostgresMemoryStore, checkpointer: SqliteSaver) {
     this.userId = options.userId;
     this.thread = options.thread;
     this.mode = options.mode ?? "preload";
@@ -129,11 +136,13 @@ export class ChatSession {
   /** Opens (creating if needed) the data directory. Call {@link close} when done. */
   static async open(options: ChatSessionOptions): Promise<ChatSession> {
     mkdirSync(options.dataDir, { recursive: true });
-    const store = new HNSWStore({
-      path: path.join(options.dataDir, DATA_LAYOUT.memory),
-      index: { dims: options.dims, embeddings: options.embeddings, fields: ["text"] },
-    });
-    await store.open();
+    const index = { dims: options.dims, embeddings: options.embeddings, fields: ["text"] };
+    const store = options.postgres
+      ? // One connection is plenty for one chat process.
+        new PostgresMemoryStore({ connectionString: options.postgres, poolConfig: { max: 1 }, index })
+      : new HNSWStore({ path: path.join(options.dataDir, DATA_LAYOUT.memory), index });
+    if (store instanceof HNSWStore) await store.open();
+    else await store.setup();
     const checkpointer = SqliteSaver.fromConnString(path.join(options.dataDir, DATA_LAYOUT.threads));
     return new ChatSession(options, store, checkpointer);
   }
@@ -184,7 +193,7 @@ export class ChatSession {
   async forgetAll(): Promise<{ memories: number; threads: number }> {
     const memories = await this.store.deleteNamespace(this.namespace);
     await this.store.deleteNamespace([CURSOR_NAMESPACE_ROOT, ...this.namespace]);
-    await this.store.compact();
+    if (this.store instanceof HNSWStore) await this.store.compact();
     const threads = await this.deleteThreads();
     return { memories, threads };
   }

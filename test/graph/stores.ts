@@ -21,11 +21,19 @@ export interface StoreFactory {
 export const DIMS = 64;
 
 /**
+ * When set (by a test file that reruns the node tests over another store,
+ * such as test/store-postgres/graph.test.ts), storeFactories() returns these
+ * instead. Each test file has its own module state, so this never leaks.
+ */
+export const storeOverride: { factories?: StoreFactory[] } = {};
+
+/**
  * The stores the node tests run over: InMemoryStore, and HNSWStore on a fresh
  * fs.mkdtemp directory. Both use the
  * FakeEmbeddings TEST DOUBLE (bag of words), since meaning is not under test.
  */
 export function storeFactories(): StoreFactory[] {
+  if (storeOverride.factories) return storeOverride.factories;
   const factories: StoreFactory[] = [
     {
       name: "InMemoryStore",

@@ -30,6 +30,9 @@ import { startSweeper, validateTtlConfig, validateTtlMinutes } from "../ttl.js";
 import { VectorIndex, type HnswSettings } from "./vector-index.js";
 import { buildVectors, type ReindexOptions } from "./reindex.js";
 import type { LogOp, LogRecord } from "./write-ahead-log.js";
+import type { EmbedderInfo, MemoryEntry } from "../../migrate/entry.js";
+import { validateValue } from "../validate-value.js";
+import { prepareImport, stateEntries } from "./transfer.js";
 
 /** Longest stretch a batch's apply runs before it yields to the event loop. */
 const APPLY_SLICE_MS = 20;
@@ -610,6 +613,43 @@ export class HNSWStore extends BaseStore {
       this.hnswSettings = settings;
       await this.useEmbeddings(embeddings);
       state.swapVectors(rebuilt.vectors, rebuilt.assignments, fields);
+      if (this.files) await this.compactNow();
+    });
+  }
+
+  // ---- Migration (see src/migrate) ----
+
+  /** The embedder recorded for this store's vectors, or null without an index. */
+  async describeIndex(): Promise<EmbedderInfo | null> {
+    const m = this.indexManifest();
+    return m ? { identity: m.embedder, dims: m.dims, fields: m.fields } : null;
+  }
+
+  /** Every item (expired ones too) with timestamps, TTL and, when asked, vectors; in pages. */
+  async *exportEntries(options: { batchSize?: number; vectors?: boolean } = {}): AsyncIterable<MemoryEntry[]> {
+    const state = await this.ensureOpen();
+    const pages = await this.exclusive(() => [...stateEntries(state, options.batchSize ?? 500, options.vectors !== false)]);
+    yield* pages;
+  }
+
+  /**
+   * Writes entries as they are (timestamps and TTLs kept), replacing items
+   * with the same namespace and key; entries without vectors are embedded
+   * here. Compacts at the end, so the snapshot records the timestamps.
+   */
+  async importEntries(entries: MemoryEntry[]): Promise<void> {
+    for (const e of entries) {
+      validateNamespace(e.namespace, { forWrite: true });
+      validateValue(e.value, `import ${JSON.stringify(e.namespace)}/${e.key}`);
+    }
+    const state = await this.ensureOpen();
+    await this.exclusive(async () => {
+      const config = this.indexConfig;
+      const prepared = await prepareImport(entries, state, config && this.embeddings ? { embeddings: this.embeddings, dims: config.dims } : undefined);
+      if (prepared.length === 0) return;
+      const sync = this.options.durability !== "process";
+      prepared.forEach(({ op, entry }, i) => this.writeLog({ seq: this.seq + 1, at: entry.updatedAt, ops: [op] }, sync && i === prepared.length - 1));
+      for (const { put, entry } of prepared) state.applyPut(put, entry.updatedAt).createdAt = entry.createdAt;
       if (this.files) await this.compactNow();
     });
   }

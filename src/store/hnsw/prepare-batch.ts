@@ -22,7 +22,7 @@ export interface PreparedBatch {
 }
 
 export interface PrepareContext {
-  state: StoreState;
+  state: Pick<StoreState, "pathsFor">;
   embeddings?: Embeddings;
   dims?: number;
   retrieval: RetrievalMode;

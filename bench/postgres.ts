@@ -1,0 +1,154 @@
+/**
+ * Benchmark: PostgresMemoryStore vs LangGraph's PostgresStore
+ * (@langchain/langgraph-checkpoint-postgres) vs HNSWStore, on the same
+ * embedding-like 512-d unit vectors (bench/lib/vectors.ts, low rank + noise).
+ *
+ * The two PostgreSQL stores each get their own PGlite (PostgreSQL 18 + pgvector
+ * 0.8 in WebAssembly) on a temp directory, served over a local socket to the
+ * `pg` driver (pool of 1), so both pay the same engine and driver costs.
+ * HNSWStore runs on a temp directory. Vectors reach every store through
+ * PrecomputedEmbeddings, so no embedding cost is measured.
+ *
+ * Layout: items 0..99 belong to ["users","u1"]; the rest are spread over
+ * ["users","u2".."u1000"] (so "u10", "u100" … exist next to "u1").
+ * - put: batches of 500 items (items/s);
+ * - search all: prefix ["users"] (PostgresStore refuses an empty prefix), k=10,
+ *   recall@10 against the exact top-10 over all items;
+ * - search one user: prefix ["users","u1"], recall against the exact top-10 of
+ *   rows 0..99, and a leak check: every hit must be in ["users","u1"];
+ * - cold start: close, reopen (PGlite boot included), first search;
+ * - disk: bytes of the directory.
+ *
+ * Options: --sizes=10000,50000 (default), --100k adds 100000, --queries=50,
+ * --systems=ours,langgraph,hnsw.
+ * Run: npm run bench:postgres → bench/results/postgres.json
+ */
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
+import os from "node:os";
+import { join } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
+import { HNSWStore } from "../src/store/hnsw/hnsw-store.js";
+import { PostgresMemoryStore } from "../src/store/postgres/index.js";
+import { exactTopK, latency, lowRankUnitVectors, PrecomputedEmbeddings, recallAtK } from "./lib/vectors.js";
+
+const DIMS = 512;
+const K = 10;
+const USER_ITEMS = 100;
+const BATCH = 500;
+const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]));
+const sizes = (args.get("sizes") ?? "10000,50000").split(",").map(Number).concat(args.has("100k") ? [100_000] : []);
+const nQueries = Number(args.get("queries") ?? 50);
+const systems = (args.get("systems") ?? "ours,langgraph,hnsw").split(",");
+
+const userOf = (i: number) => (i < USER_ITEMS ? "u1" : `u${2 + (i % 999)}`);
+
+async function dirBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    total += e.isDirectory() ? await dirBytes(p) : (await stat(p)).size;
+  }
+  return total;
+}
+
+interface Opened {
+  store: BaseStore;
+  close: () => Promise<void>;
+}
+
+async function pglite(dir: string) {
+  const db = await PGlite.create(dir, { extensions: { vector } });
+  const server = new PGLiteSocketServer({ db, port: 0, host: "127.0.0.1" });
+  await server.start();
+  return { url: `postgres://postgres:postgres@${server.getServerConn()}/postgres`, stop: async () => (await server.stop(), await db.close()) };
+}
+
+function opener(system: string, dir: string, embeddings: PrecomputedEmbeddings): () => Promise<Opened> {
+  const index = { dims: DIMS, embeddings, fields: ["text"] };
+  if (system === "hnsw") {
+    return async () => {
+      const store = new HNSWStore({ path: dir, index, retrieval: "vector", embeddingCache: false });
+      await store.open();
+      return { store, close: () => store.close() };
+    };
+  }
+  return async () => {
+    const pg = await pglite(dir);
+    if (system === "ours") {
+      const store = new PostgresMemoryStore({ connectionString: pg.url, poolConfig: { max: 1 }, index, retrieval: "vector" });
+      await store.setup();
+      return { store, close: async () => (await store.close(), await pg.stop()) };
+    }
+    const store = new PostgresStore({ connectionOptions: { connectionString: pg.url, max: 1 }, index: { dims: DIMS, embed: embeddings, fields: ["text"] } });
+    await store.start();
+    return { store, close: async () => (await store.stop(), await pg.stop()) };
+  }
+}
+
+async function runSystem(system: string, n: number, data: Float32Array, queries: Float32Array, exactAll: Int32Array[], exactUser: Int32Array[]) {
+  const dir = await mkdtemp(join(os.tmpdir(), `bench-pg-${system}-`));
+  const embeddings = new PrecomputedEmbeddings(data, queries, DIMS);
+  const open = opener(system, dir, embeddings);
+  const out: Record<string, unknown> = { system, n };
+  try {
+    let t = performance.now();
+    let { store, close } = await open();
+    out.setupMs = Math.round(performance.now() - t);
+    t = performance.now();
+    for (let s = 0; s < n; s += BATCH) {
+      const ops = [];
+      for (let i = s; i < Math.min(n, s + BATCH); i++) ops.push({ namespace: ["users", userOf(i)], key: `r${i}`, value: { text: `v:${i}` } });
+      await store.batch(ops);
+      if ((s / BATCH) % 20 === 0) process.stderr.write(`  ${system} ${n}: ${s + BATCH} put\r`);
+    }
+    const putMs = performance.now() - t;
+    out.putPerSec = Math.round(n / (putMs / 1000));
+    const search = async (prefix: string[], exact: Int32Array[]) => {
+      const times: number[] = [];
+      const ids: number[][] = [];
+      let leaked = 0;
+      for (let q = 0; q < Math.min(3, nQueries); q++) await store.search(prefix, { query: `q:${q}`, limit: K });
+      for (let q = 0; q < nQueries; q++) {
+        const t0 = performance.now();
+        const res = await store.search(prefix, { query: `q:${q}`, limit: K });
+        times.push(performance.now() - t0);
+        ids.push(res.map((r) => Number(r.key.slice(1))));
+        leaked += res.filter((r) => r.namespace.length < prefix.length || prefix.some((l, i) => r.namespace[i] !== l)).length;
+      }
+      return { ...latency(times), recall: Number(recallAtK(ids, exact).toFixed(4)), leaked };
+    };
+    out.searchAll = await search(["users"], exactAll);
+    out.searchUser = await search(["users", "u1"], exactUser);
+    await close();
+    out.diskBytes = await dirBytes(dir);
+    t = performance.now();
+    ({ store, close } = await open());
+    await store.search(["users"], { query: "q:0", limit: K });
+    out.coldStartMs = Math.round(performance.now() - t);
+    await close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  console.log(JSON.stringify(out));
+  return out;
+}
+
+async function main() {
+  const results: unknown[] = [];
+  console.log(`bench:postgres sizes=${sizes.join(",")} queries=${nQueries} systems=${systems.join(",")} cpus=${os.cpus().length} load=${os.loadavg()[0].toFixed(1)}`);
+  for (const n of sizes) {
+    const data = lowRankUnitVectors(n, DIMS, 1);
+    const queries = lowRankUnitVectors(nQueries, DIMS, 2);
+    const exactAll = exactTopK(data, queries, DIMS, K, 0, n);
+    const exactUser = exactTopK(data, queries, DIMS, K, 0, USER_ITEMS);
+    for (const system of systems) results.push(await runSystem(system, n, data, queries, exactAll, exactUser));
+  }
+  await mkdir("bench/results", { recursive: true });
+  await writeFile("bench/results/postgres.json", JSON.stringify({ at: new Date().toISOString(), loadavg: os.loadavg(), results }, null, 2));
+}
+
+await main();

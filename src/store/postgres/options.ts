@@ -1,0 +1,115 @@
+import type { IndexConfig } from "@langchain/langgraph-checkpoint";
+import type { Pool, PoolConfig } from "pg";
+import type { RetrievalMode } from "../hnsw/search.js";
+import type { TTLConfig } from "../ttl.js";
+
+/** pgvector HNSW settings and the search plan's threshold. */
+export interface PostgresHnswOptions {
+  /**
+   * Graph degree of the pgvector HNSW index (`m`). Fixed when the table is created.
+   * @default 16
+   */
+  m?: number;
+  /**
+   * Build-time beam width (`ef_construction`). Fixed when the table is created.
+   * @default 64
+   */
+  efConstruction?: number;
+  /**
+   * Search-time beam width (`hnsw.ef_search`, raised to k when k is larger).
+   * @default 100
+   */
+  efSearch?: number;
+  /**
+   * A search whose prefix and filter select at most this many items is
+   * answered exactly (every vector of those items is compared), instead of
+   * through the HNSW index.
+   * @default 2000
+   */
+  exactScanThreshold?: number;
+}
+
+/** Options for {@link PostgresMemoryStore}. */
+export interface PostgresMemoryStoreOptions {
+  /**
+   * A PostgreSQL connection string (`postgres://user:pass@host:5432/db`). The
+   * store creates its own `pg` Pool and ends it on `close()`.
+   * @default undefined (then `pool` is required)
+   */
+  connectionString?: string;
+  /**
+   * A `pg` Pool of the caller's. The store never ends it.
+   * @default undefined
+   */
+  pool?: Pool;
+  /**
+   * Settings for the pool the store creates from `connectionString`.
+   * @default {}
+   */
+  poolConfig?: Omit<PoolConfig, "connectionString">;
+  /**
+   * The PostgreSQL schema that holds the tables (created if missing).
+   * @default "public"
+   */
+  schema?: string;
+  /**
+   * Prefix of the table names (`<prefix>items`, `<prefix>vectors`, `<prefix>meta`, `<prefix>migrations`).
+   * @default "memory_"
+   */
+  tablePrefix?: string;
+  /**
+   * Semantic search, as InMemoryStore's `IndexConfig` (`{ dims, embeddings, fields }`;
+   * `fields` defaults to `["$"]`). Needs the pgvector extension. Without it,
+   * searches with a `query` are ranked by keywords and pgvector is not needed.
+   * @default undefined
+   */
+  index?: IndexConfig;
+  /**
+   * How searches with a `query` rank items, as in HNSWStore.
+   * @default "hybrid" with an index, "keyword" without
+   */
+  retrieval?: RetrievalMode;
+  /**
+   * Time-to-live for items.
+   * @default undefined (items never expire)
+   */
+  ttl?: TTLConfig;
+  /** pgvector HNSW tuning. */
+  hnsw?: PostgresHnswOptions;
+  /**
+   * Overrides the embedder identity recorded in the meta table.
+   * @default derived from the embedder's class and model name
+   */
+  embedderIdentity?: string;
+  /**
+   * Times a batch is retried when PostgreSQL aborts it for a deadlock or a
+   * serialization failure (another process touched the same rows).
+   * @default 5
+   */
+  maxRetries?: number;
+  /**
+   * Clock in milliseconds since the epoch (tests inject one for TTL).
+   * @default Date.now
+   */
+  clock?: () => number;
+  /**
+   * Where warnings go (embedder failures, sweeper errors).
+   * @default console
+   */
+  logger?: Pick<Console, "warn">;
+}
+
+/** What {@link PostgresMemoryStore.stats} reports. */
+export interface PostgresStoreStats {
+  items: number;
+  /** Rows in the vector table (one per indexed field of an item). */
+  vectors: number;
+  schemaVersion: number;
+  /** pgvector's version, when the store has an index. */
+  pgvector?: string;
+  /** The recorded embedder identity and dims, when the store has an index. */
+  embedder?: string;
+  dims?: number;
+  /** Bytes on disk of each table with its indexes. */
+  tableBytes: Record<string, number>;
+}

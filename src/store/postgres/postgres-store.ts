@@ -1,0 +1,385 @@
+import type { Embeddings } from "@langchain/core/embeddings";
+import {
+  BaseStore,
+  type GetOperation,
+  type IndexConfig,
+  type Item,
+  type ListNamespacesOperation,
+  type Operation,
+  type OperationResults,
+  type PutOperation,
+  type SearchItem,
+  type SearchOperation,
+} from "@langchain/langgraph-checkpoint";
+import type { Pool, PoolClient } from "pg";
+import { embedderIdentity } from "../../embeddings/identity.js";
+import { InvalidArgumentError, StoreClosedError } from "../../errors.js";
+import { prepareBatch } from "../hnsw/prepare-batch.js";
+import type { RetrievalMode } from "../hnsw/search.js";
+import { validateNamespace } from "../namespace.js";
+import { startSweeper, validateTtlConfig, validateTtlMinutes } from "../ttl.js";
+import type { PostgresMemoryStoreOptions, PostgresStoreStats } from "./options.js";
+import { loadPg } from "./load-pg.js";
+import { setupSchema, type IndexManifest, type SetupResult } from "./schema.js";
+import { ITEM_COLUMNS, runSearch, toSearchItem, type ItemRow } from "./search.js";
+import { isIdentifier, liveSql, nsPath, Params, scopeSql, tables, type Queryable, type Tables } from "./sql.js";
+import { writeRun, type WriteOp } from "./write.js";
+import { listNamespaces } from "./list-namespaces.js";
+import { exportRows, importRows } from "./transfer.js";
+import { validateValue } from "../validate-value.js";
+import type { EmbedderInfo, MemoryEntry } from "../../migrate/entry.js";
+
+const RETRYABLE = new Set(["40001", "40P01"]);
+
+/**
+ * A LangGraph `BaseStore` on PostgreSQL (+ pgvector for semantic search), for
+ * memory shared by several processes or machines. Same contract, errors and
+ * ranking as `HNSWStore`; not to be confused with LangChain's
+ * `PGVectorStore` (a vector store for documents).
+ *
+ * @example
+ * ```ts
+ * import { PostgresMemoryStore } from "langgraph-hnsw-memory/postgres";
+ * const store = new PostgresMemoryStore({
+ *   connectionString: process.env.DATABASE_URL,
+ *   index: { dims: 512, embeddings: new UniversalSentenceEncoderEmbeddings() },
+ * });
+ * await store.setup(); // migrations; also run lazily by the first operation
+ * const graph = builder.compile({ checkpointer, store });
+ * ```
+ *
+ * **Order inside a batch.** A batch runs in one transaction, its operations
+ * in order (a get after a put sees the put). Its documents are embedded in
+ * one call before the transaction starts; invalid input or an embedder
+ * failure throws before anything is written.
+ *
+ * **Many processes.** Writes are upserts (`ON CONFLICT`); a batch aborted by
+ * a deadlock or serialization failure is retried (`maxRetries`).
+ */
+export class PostgresMemoryStore extends BaseStore {
+  private readonly options: PostgresMemoryStoreOptions;
+  private readonly tables: Tables;
+  private readonly clock: () => number;
+  private readonly logger: Pick<Console, "warn">;
+  private readonly indexConfig?: IndexConfig;
+  private readonly fields: string[] | null;
+  private pool?: Pool;
+  private ownsPool = false;
+  private setupDone?: SetupResult;
+  private opening?: Promise<void>;
+  private closed = false;
+  private stopSweeper: () => void = () => {};
+
+  constructor(options: PostgresMemoryStoreOptions) {
+    super();
+    if (!options || (!options.connectionString && !options.pool)) throw new InvalidArgumentError("PostgresMemoryStore needs connectionString or pool");
+    validateTtlConfig(options.ttl);
+    const schema = options.schema ?? "public";
+    const prefix = options.tablePrefix ?? "memory_";
+    if (!isIdentifier(schema)) throw new InvalidArgumentError(`schema must be a lower-case SQL identifier, got ${JSON.stringify(schema)}`);
+    if (prefix !== "" && !isIdentifier(prefix)) throw new InvalidArgumentError(`tablePrefix must be a lower-case SQL identifier, got ${JSON.stringify(prefix)}`);
+    if (options.index) {
+      const { dims } = options.index;
+      if (!Number.isInteger(dims) || dims <= 0) throw new InvalidArgumentError(`index.dims must be a positive integer, got ${JSON.stringify(dims)}`);
+      if (!options.index.embeddings) throw new InvalidArgumentError("index.embeddings is required when index is set");
+    }
+    if (options.retrieval && !["vector", "keyword", "hybrid"].includes(options.retrieval)) {
+      throw new InvalidArgumentError(`retrieval must be "vector", "keyword" or "hybrid", got ${JSON.stringify(options.retrieval)}`);
+    }
+    for (const [name, v] of Object.entries(options.hnsw ?? {})) {
+      if (v !== undefined && (!Number.isInteger(v) || v < 1)) throw new InvalidArgumentError(`hnsw.${name} must be a positive integer, got ${JSON.stringify(v)}`);
+    }
+    this.options = options;
+    this.tables = tables(schema, prefix);
+    this.clock = options.clock ?? Date.now;
+    this.logger = options.logger ?? console;
+    this.indexConfig = options.index;
+    this.fields = options.index ? (options.index.fields ?? ["$"]) : null;
+  }
+
+  /** The recorded embedder identity (what the meta table must hold). */
+  private manifest(): IndexManifest | null {
+    const c = this.indexConfig;
+    if (!c) return null;
+    return { space: "cosine", dims: c.dims, embedder: this.options.embedderIdentity ?? embedderIdentity(c.embeddings), fields: c.fields ?? ["$"] };
+  }
+
+  /**
+   * Connects, applies the schema migrations and checks the recorded embedder
+   * (IncompatibleStoreError on a mismatch). Idempotent; every operation calls it.
+   */
+  async setup(): Promise<void> {
+    if (this.closed) throw new StoreClosedError(`PostgresMemoryStore ${this.tables.items} is closed`);
+    if (this.setupDone) return;
+    this.opening ??= this.doSetup().finally(() => {
+      this.opening = undefined;
+    });
+    return this.opening;
+  }
+
+  override async start(): Promise<void> {
+    await this.setup();
+  }
+
+  override async stop(): Promise<void> {
+    await this.close();
+  }
+
+  private async doSetup(): Promise<void> {
+    if (!this.pool) {
+      if (this.options.pool) this.pool = this.options.pool;
+      else {
+        const pg = await loadPg();
+        this.pool = new pg.Pool({ ...this.options.poolConfig, connectionString: this.options.connectionString });
+        this.ownsPool = true;
+      }
+    }
+    const client = await this.pool.connect();
+    try {
+      this.setupDone = await setupSchema(client, this.tables, {
+        index: this.manifest(),
+        m: this.options.hnsw?.m ?? 16,
+        efConstruction: this.options.hnsw?.efConstruction ?? 64,
+      });
+    } finally {
+      client.release();
+    }
+    this.stopSweeper = startSweeper(this.options.ttl ? (this.options.ttl.sweepIntervalMinutes ?? 60) : 0, () => this.sweepExpired(), (err) =>
+      this.logger.warn(`langgraph-hnsw-memory: TTL sweep failed: ${String(err)}`),
+    );
+  }
+
+  /** Stops the sweeper and ends the pool the store created (a caller's pool is left open). */
+  async close(): Promise<void> {
+    if (this.opening) await this.opening.catch(() => undefined);
+    this.closed = true;
+    this.stopSweeper();
+    this.setupDone = undefined;
+    if (this.ownsPool && this.pool) await this.pool.end();
+    this.pool = undefined;
+  }
+
+  /** Runs `fn` in a transaction, retrying deadlocks and serialization failures. */
+  private async transaction<T>(fn: (db: PoolClient) => Promise<T>): Promise<T> {
+    await this.setup();
+    const maxRetries = this.options.maxRetries ?? 5;
+    for (let attempt = 0; ; attempt++) {
+      const client = await this.pool!.connect();
+      try {
+        await client.query("BEGIN");
+        const out = await fn(client);
+        await client.query("COMMIT");
+        return out;
+      } catch (err) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        const code = (err as { code?: string }).code;
+        if (!code || !RETRYABLE.has(code) || attempt >= maxRetries) throw err;
+        await new Promise((r) => setTimeout(r, 5 * 2 ** attempt * Math.random()));
+      } finally {
+        client.release();
+      }
+    }
+  }
+
+  private get retrieval(): RetrievalMode {
+    return this.options.retrieval ?? (this.indexConfig ? "hybrid" : "keyword");
+  }
+
+  // ---- BaseStore entry points: validated here, all routed through batch() ----
+
+  override async get(namespace: string[], key: string): Promise<Item | null> {
+    validateNamespace(namespace);
+    return (await this.batch([{ namespace, key }]))[0];
+  }
+
+  override async search(
+    namespacePrefix: string[],
+    options: { filter?: Record<string, unknown>; limit?: number; offset?: number; query?: string } = {},
+  ): Promise<SearchItem[]> {
+    validateNamespace(namespacePrefix, { what: "namespace prefix" });
+    const { filter, limit = 10, offset = 0, query } = options;
+    return (await this.batch([{ namespacePrefix, filter, limit, offset, query }]))[0];
+  }
+
+  /** Stores (or replaces) an item. `options.ttl` is in minutes; `null` means never expire. */
+  override async put(
+    namespace: string[],
+    key: string,
+    value: Record<string, unknown>,
+    index?: false | string[],
+    options: { ttl?: number | null } = {},
+  ): Promise<void> {
+    validateNamespace(namespace, { forWrite: true });
+    validateTtlMinutes(options.ttl, "put ttl");
+    await this.batch([{ namespace, key, value, index, ttl: options.ttl } as PutOperation]);
+  }
+
+  override async delete(namespace: string[], key: string): Promise<void> {
+    validateNamespace(namespace);
+    await this.batch([{ namespace, key, value: null }]);
+  }
+
+  override async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
+    await this.setup();
+    const now = this.clock();
+    const prepared = await prepareBatch(operations, {
+      state: { pathsFor: (index) => (index === false ? [] : (index ?? this.fields ?? [])) },
+      embeddings: this.indexConfig?.embeddings as Embeddings | undefined,
+      dims: this.indexConfig?.dims,
+      retrieval: this.retrieval,
+      ttl: this.options.ttl,
+      now,
+      logger: this.logger,
+    });
+    return this.transaction(async (db) => {
+      const results: unknown[] = [];
+      const touched: [string, string][] = [];
+      let pending: WriteOp[] = [];
+      const flush = async () => {
+        if (pending.length) await writeRun(db, this.tables, pending, now, this.fields, !!this.indexConfig);
+        pending = [];
+      };
+      for (let i = 0; i < operations.length; i++) {
+        const op = operations[i];
+        if ("namespacePrefix" in op) {
+          await flush();
+          const s = op as SearchOperation;
+          const { results: found, ids } = await runSearch(
+            { namespacePrefix: s.namespacePrefix, filter: s.filter, limit: s.limit ?? 10, offset: s.offset ?? 0, query: s.query, queryVector: prepared.queryVectors.get(i) },
+            {
+              db,
+              tables: this.tables,
+              now,
+              retrieval: this.retrieval,
+              hasVectors: !!this.indexConfig,
+              fields: this.fields,
+              efSearch: this.options.hnsw?.efSearch ?? 100,
+              exactScanThreshold: this.options.hnsw?.exactScanThreshold ?? 2000,
+              iterativeScan: iterativeScanSupported(this.setupDone?.pgvector),
+            },
+          );
+          touched.push(...ids);
+          results.push(found);
+        } else if ("value" in op) {
+          const put = prepared.puts.get(i);
+          const p = op as PutOperation;
+          pending.push(put ? { kind: "put", put } : { kind: "delete", namespace: p.namespace, key: p.key });
+          results.push(undefined);
+        } else if ("key" in op) {
+          await flush();
+          const item = await this.getRow(db, op as GetOperation, now);
+          if (item) touched.push([nsPath(item.namespace), item.key]);
+          results.push(item);
+        } else {
+          await flush();
+          results.push(await listNamespaces(db, this.tables, op as ListNamespacesOperation, now));
+        }
+      }
+      await flush();
+      await this.refresh(db, touched, now);
+      return results as OperationResults<Op>;
+    });
+  }
+
+  private async getRow(db: Queryable, op: GetOperation, now: number): Promise<Item | null> {
+    const p = new Params();
+    const r = await db.query<ItemRow>(
+      `SELECT ${ITEM_COLUMNS} FROM ${this.tables.items} i WHERE i.ns = ${p.add(nsPath(op.namespace))} AND i.key = ${p.add(op.key)} AND ${liveSql("i", now, p)}`,
+      p.values,
+    );
+    return r.rows[0] ? toSearchItem(r.rows[0]) : null;
+  }
+
+  /** Restarts the TTL of items a get or search returned (refreshOnRead). */
+  private async refresh(db: Queryable, ids: [string, string][], now: number): Promise<void> {
+    if (ids.length === 0 || this.options.ttl?.refreshOnRead === false) return;
+    await db.query(
+      `UPDATE ${this.tables.items} SET expires_at = $3 + (ttl_minutes * 60000)::bigint
+       WHERE ttl_minutes IS NOT NULL AND (ns, key) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+      [ids.map((x) => x[0]), ids.map((x) => x[1]), now],
+    );
+  }
+
+  // ---- Beyond the BaseStore contract ----
+
+  /** Deletes every item under `prefix` (whole labels) and returns how many. */
+  async deleteNamespace(prefix: string[]): Promise<number> {
+    validateNamespace(prefix, { forWrite: true, what: "namespace prefix" });
+    return this.transaction(async (db) => {
+      const p = new Params();
+      const r = await db.query(`DELETE FROM ${this.tables.items} i WHERE ${scopeSql("i.ns", prefix, p)}`, p.values);
+      return r.rowCount ?? 0;
+    });
+  }
+
+  /** Deletes expired items now and returns how many. */
+  async sweepExpired(): Promise<number> {
+    return this.transaction(async (db) => {
+      const r = await db.query(`DELETE FROM ${this.tables.items} WHERE expires_at IS NOT NULL AND expires_at <= $1`, [this.clock()]);
+      return r.rowCount ?? 0;
+    });
+  }
+
+  /** Number of live items under `prefix` (all items by default). */
+  async count(prefix: string[] = []): Promise<number> {
+    validateNamespace(prefix, { what: "namespace prefix" });
+    await this.setup();
+    const p = new Params();
+    const r = await this.pool!.query<{ n: string }>(
+      `SELECT count(*) AS n FROM ${this.tables.items} i WHERE ${scopeSql("i.ns", prefix, p)} AND ${liveSql("i", this.clock(), p)}`,
+      p.values,
+    );
+    return Number(r.rows[0].n);
+  }
+
+  /** Items, vectors, schema version, embedder and table sizes. */
+  async stats(): Promise<PostgresStoreStats> {
+    await this.setup();
+    const t = this.tables;
+    const items = Number((await this.pool!.query<{ n: string }>(`SELECT count(*) AS n FROM ${t.items}`)).rows[0].n);
+    const vectors = this.indexConfig ? Number((await this.pool!.query<{ n: string }>(`SELECT count(*) AS n FROM ${t.vectors}`)).rows[0].n) : 0;
+    const tableBytes: Record<string, number> = {};
+    for (const name of Object.values(t.raw)) {
+      const r = await this.pool!.query<{ b: string | null }>(`SELECT pg_total_relation_size(to_regclass($1)) AS b`, [`"${t.schema}"."${name}"`]);
+      if (r.rows[0].b !== null) tableBytes[name] = Number(r.rows[0].b);
+    }
+    const m = this.manifest();
+    return { items, vectors, schemaVersion: this.setupDone!.schemaVersion, pgvector: this.setupDone!.pgvector, embedder: m?.embedder, dims: m?.dims, tableBytes };
+  }
+
+  // ---- Migration (see src/migrate) ----
+
+  /** The embedder recorded for this store's vectors, or null without an index. */
+  async describeIndex(): Promise<EmbedderInfo | null> {
+    const m = this.manifest();
+    return m ? { identity: m.embedder, dims: m.dims, fields: m.fields } : null;
+  }
+
+  /** Every item (expired ones too) with timestamps, TTL and, when asked, vectors; in pages. */
+  async *exportEntries(options: { batchSize?: number; vectors?: boolean } = {}): AsyncIterable<MemoryEntry[]> {
+    await this.setup();
+    yield* exportRows(this.pool!, this.tables, options.batchSize ?? 500, !!this.indexConfig && options.vectors !== false);
+  }
+
+  /** Upserts entries as they are (one transaction); entries without vectors are embedded here. */
+  async importEntries(entries: MemoryEntry[]): Promise<void> {
+    for (const e of entries) {
+      validateNamespace(e.namespace, { forWrite: true });
+      validateValue(e.value, `import ${JSON.stringify(e.namespace)}/${e.key}`);
+    }
+    const index = this.indexConfig ? { embeddings: this.indexConfig.embeddings, dims: this.indexConfig.dims } : undefined;
+    await this.transaction((db) => importRows(db, this.tables, entries, index, this.fields, this.clock()));
+  }
+
+  /** The pool in use (after setup), for callers that share it. */
+  get connectionPool(): Pool | undefined {
+    return this.pool;
+  }
+}
+
+/** pgvector 0.8 added iterative index scans. */
+function iterativeScanSupported(version: string | undefined): boolean {
+  if (!version) return false;
+  const [major, minor] = version.split(".").map(Number);
+  return major > 0 || minor >= 8;
+}

@@ -1,0 +1,123 @@
+import { IncompatibleStoreError } from "../../errors.js";
+import type { Queryable, Tables } from "./sql.js";
+
+/** The schema version this code writes and reads. */
+export const SCHEMA_VERSION = 1;
+
+/** Versioned migrations, applied in order by `setup()` and recorded in the migrations table. */
+const MIGRATIONS: { version: number; name: string; sql: (t: Tables) => string[] }[] = [
+  {
+    version: 1,
+    name: "items, full-text index and metadata",
+    sql: (t) => [
+      `CREATE TABLE IF NOT EXISTS ${t.items} (
+        ns text COLLATE "C" NOT NULL,
+        key text NOT NULL,
+        value jsonb NOT NULL,
+        index_fields jsonb,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        expires_at bigint,
+        ttl_minutes double precision,
+        tsv tsvector NOT NULL,
+        PRIMARY KEY (ns, key)
+      )`,
+      `CREATE INDEX IF NOT EXISTS "${t.raw.items}_updated" ON ${t.items} (updated_at DESC)`,
+      `CREATE INDEX IF NOT EXISTS "${t.raw.items}_expires" ON ${t.items} (expires_at) WHERE expires_at IS NOT NULL`,
+      `CREATE INDEX IF NOT EXISTS "${t.raw.items}_tsv" ON ${t.items} USING gin (tsv)`,
+      `CREATE TABLE IF NOT EXISTS ${t.meta} (name text PRIMARY KEY, value jsonb NOT NULL)`,
+    ],
+  },
+];
+
+/** What the store records about its vectors, and checks on every open. */
+export interface IndexManifest {
+  space: "cosine";
+  dims: number;
+  embedder: string;
+  fields: string[];
+}
+
+export interface SetupOptions {
+  /** The wanted vector index, or null for a store without one. */
+  index: IndexManifest | null;
+  /** HNSW build settings for a new vector table. */
+  m: number;
+  efConstruction: number;
+}
+
+export interface SetupResult {
+  schemaVersion: number;
+  /** pgvector's version, when the vector table is in use. */
+  pgvector?: string;
+}
+
+/**
+ * Brings the schema up to date and checks the recorded embedder, inside one
+ * transaction under an advisory lock, so that several processes starting
+ * together apply each migration once. Run on a dedicated client.
+ */
+export async function setupSchema(db: Queryable, t: Tables, options: SetupOptions): Promise<SetupResult> {
+  await db.query("BEGIN");
+  try {
+    await db.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`langgraph-hnsw-memory:${t.items}`]);
+    await db.query(`CREATE SCHEMA IF NOT EXISTS "${t.schema}"`);
+    await db.query(`CREATE TABLE IF NOT EXISTS ${t.migrations} (version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)`);
+    const done = await db.query<{ version: number }>(`SELECT version FROM ${t.migrations} ORDER BY version`);
+    const applied = new Set(done.rows.map((r) => Number(r.version)));
+    const newest = Math.max(0, ...applied);
+    if (newest > SCHEMA_VERSION) {
+      throw new IncompatibleStoreError(`tables ${t.items} use schema version ${newest}, newer than this package's ${SCHEMA_VERSION}; upgrade langgraph-hnsw-memory`);
+    }
+    for (const m of MIGRATIONS) {
+      if (applied.has(m.version)) continue;
+      for (const statement of m.sql(t)) await db.query(statement);
+      await db.query(`INSERT INTO ${t.migrations} (version, name, applied_at) VALUES ($1, $2, $3)`, [m.version, m.name, Date.now()]);
+    }
+    const result: SetupResult = { schemaVersion: SCHEMA_VERSION };
+    const stored = (await db.query<{ value: IndexManifest }>(`SELECT value FROM ${t.meta} WHERE name = 'index'`)).rows[0]?.value ?? null;
+    const wanted = options.index;
+    await checkCompatible(db, t, stored, wanted);
+    if (wanted) {
+      await db.query("CREATE EXTENSION IF NOT EXISTS vector");
+      result.pgvector = (await db.query<{ v: string }>("SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'")).rows[0]?.v;
+      await db.query(`CREATE TABLE IF NOT EXISTS ${t.vectors} (
+        ns text COLLATE "C" NOT NULL,
+        key text NOT NULL,
+        field text NOT NULL,
+        embedding vector(${wanted.dims}) NOT NULL,
+        PRIMARY KEY (ns, key, field),
+        FOREIGN KEY (ns, key) REFERENCES ${t.items} (ns, key) ON DELETE CASCADE
+      )`);
+      await db.query(
+        `CREATE INDEX IF NOT EXISTS "${t.raw.vectors}_hnsw" ON ${t.vectors} USING hnsw (embedding vector_cosine_ops) WITH (m = ${options.m}, ef_construction = ${options.efConstruction})`,
+      );
+      if (!stored) await db.query(`INSERT INTO ${t.meta} (name, value) VALUES ('index', $1)`, [JSON.stringify(wanted)]);
+    }
+    await db.query("COMMIT");
+    return result;
+  } catch (err) {
+    await db.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The same checks HNSWStore makes when it opens a directory. */
+async function checkCompatible(db: Queryable, t: Tables, stored: IndexManifest | null, wanted: IndexManifest | null): Promise<void> {
+  const where = `tables ${t.items}`;
+  if (!stored && !wanted) return;
+  if (!stored && wanted) {
+    const n = Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM ${t.items}`)).rows[0].n);
+    if (n === 0) return;
+    throw new IncompatibleStoreError(`${where} hold ${n} items without vectors, but an index was configured; migrate them into a store with an index (migrateStore) instead`);
+  }
+  if (stored && !wanted) {
+    throw new IncompatibleStoreError(`${where} hold vectors built by ${stored.embedder} (${stored.dims} dims); open them with the same \`index\` config`);
+  }
+  const s = stored!;
+  const w = wanted!;
+  if (s.dims !== w.dims) throw new IncompatibleStoreError(`${where} hold ${s.dims}-dim vectors, but index.dims is ${w.dims}; use the original embedder`);
+  if (s.embedder !== w.embedder) {
+    throw new IncompatibleStoreError(`${where} were embedded with ${s.embedder}, but the configured embedder is ${w.embedder}; open them with the original embedder, or migrate into new tables`);
+  }
+}

@@ -1,0 +1,270 @@
+import type { SearchItem } from "@langchain/langgraph-checkpoint";
+import { hybridRank } from "../../embeddings/fusion.js";
+import { KeywordIndex } from "../../embeddings/keyword-index.js";
+import { tokenize } from "../../embeddings/tokenize.js";
+import { matchesFilter } from "../filter.js";
+import type { RetrievalMode } from "../hnsw/search.js";
+import { filterSql } from "./sql-filter.js";
+import { liveSql, nsLabels, Params, rowId, scopeSql, vectorLiteral, type Queryable, type Tables } from "./sql.js";
+import { keywordTexts } from "./write.js";
+
+/** An item row as selected from the items table. */
+export interface ItemRow {
+  ns: string;
+  key: string;
+  value: Record<string, unknown>;
+  index_fields: false | string[] | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export const ITEM_COLUMNS = "i.ns, i.key, i.value, i.index_fields, i.created_at, i.updated_at";
+
+export function toSearchItem(row: ItemRow, score?: number): SearchItem {
+  const out: SearchItem = {
+    namespace: nsLabels(row.ns),
+    key: row.key,
+    value: row.value,
+    createdAt: new Date(Number(row.created_at)),
+    updatedAt: new Date(Number(row.updated_at)),
+  };
+  if (score !== undefined) out.score = score;
+  return out;
+}
+
+export interface PgSearchRequest {
+  namespacePrefix: string[];
+  filter?: Record<string, unknown>;
+  limit: number;
+  offset: number;
+  query?: string | null;
+  queryVector?: number[];
+}
+
+export interface PgSearchContext {
+  db: Queryable;
+  tables: Tables;
+  now: number;
+  retrieval: RetrievalMode;
+  hasVectors: boolean;
+  /** The store's default index fields (null without an index). */
+  fields: string[] | null;
+  efSearch: number;
+  exactScanThreshold: number;
+  iterativeScan: boolean;
+}
+
+interface Ranked {
+  id: string;
+  score?: number;
+}
+
+/** Selects items in scope: prefix (whole labels), live, filter. */
+function scopeWhere(req: PgSearchRequest, ctx: PgSearchContext, params: Params): string {
+  return `${scopeSql("i.ns", req.namespacePrefix, params)} AND ${liveSql("i", ctx.now, params)} AND ${filterSql("i.value", req.filter, params)}`;
+}
+
+/**
+ * One search, planned as HNSWStore plans it:
+ *
+ * - no `query`: matching items, most recently updated first;
+ * - a small selection (at most `exactScanThreshold` items, e.g. one user's
+ *   memories): every vector of those items is compared (exact), and keyword
+ *   ranking is BM25 over those items, exactly as HNSWStore ranks them;
+ * - a large selection: the pgvector HNSW index (`ORDER BY embedding <=> q
+ *   LIMIT k`, with iterative index scans so that a filter still fills k, and
+ *   widening k otherwise), and PostgreSQL full-text search (`ts_rank`) over
+ *   the same terms for the keyword side.
+ *
+ * Hybrid mode fuses both with `hybridRank`; `score` is the cosine similarity
+ * when the item has vectors (keyword-only: BM25 mapped to s/(1+s)). Items
+ * that cannot be scored follow, newest first, unscored.
+ */
+export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Promise<{ results: SearchItem[]; ids: [string, string][] }> {
+  const need = req.offset + req.limit;
+  if (req.limit <= 0) return { results: [], ids: [] };
+  const { db, tables: t } = ctx;
+  const rows = new Map<string, ItemRow>();
+  const keep = (row: ItemRow) => {
+    if (!matchesFilter(row.value, req.filter)) return false;
+    rows.set(rowId(row.ns, row.key), row);
+    return true;
+  };
+
+  if (req.query === undefined || req.query === null) {
+    const p = new Params();
+    const r = await db.query<ItemRow>(
+      `SELECT ${ITEM_COLUMNS} FROM ${t.items} i WHERE ${scopeWhere(req, ctx, p)} ORDER BY i.updated_at DESC, i.ns, i.key LIMIT ${p.add(req.limit)} OFFSET ${p.add(req.offset)}`,
+      p.values,
+    );
+    return finish(r.rows.filter(keep).map((row) => ({ id: rowId(row.ns, row.key) })), rows);
+  }
+
+  const useVectors = req.queryVector !== undefined && ctx.hasVectors && ctx.retrieval !== "keyword";
+  const useKeywords = !useVectors || ctx.retrieval === "hybrid";
+  const poolSize = useKeywords && useVectors ? Math.max(need * 3, 30) : need;
+  const unrestricted = req.namespacePrefix.length === 0 && !req.filter;
+  const q = useVectors ? vectorLiteral(req.queryVector!) : "";
+
+  // Small selections are ranked exactly; only the keyword side needs their rows in JS.
+  let small = false;
+  let candidates: ItemRow[] | undefined;
+  if (!unrestricted) {
+    const p = new Params();
+    const r = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${t.items} i WHERE ${scopeWhere(req, ctx, p)} LIMIT ${p.add(ctx.exactScanThreshold + 1)}) c`,
+      p.values,
+    );
+    small = r.rows[0].n <= ctx.exactScanThreshold;
+  }
+  if (small && useKeywords) {
+    const p = new Params();
+    candidates = (await db.query<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM ${t.items} i WHERE ${scopeWhere(req, ctx, p)}`, p.values)).rows.filter(keep);
+  }
+
+  let vectorRanked: Ranked[] = [];
+  if (useVectors) {
+    vectorRanked = small ? await exactVectors(req, ctx, q, poolSize) : await annVectors(req, ctx, q, poolSize);
+  }
+  let ranked = vectorRanked;
+  if (useKeywords) {
+    const keywordHits = candidates ? keywordSmall(ctx, req.query, candidates, poolSize) : await keywordLarge(req, ctx, poolSize);
+    if (!useVectors) {
+      ranked = keywordHits.map((h) => ({ id: h.id, score: h.score / (1 + h.score) }));
+    } else {
+      const fused = hybridRank({ query: req.query, vectorHits: vectorRanked.map((r) => ({ id: r.id, score: r.score ?? 0 })), keywordHits });
+      const byId = new Map(vectorRanked.map((r) => [r.id, r.score]));
+      const missing = fused.filter((h) => !byId.has(h.id)).map((h) => h.id);
+      for (const [id, score] of await bestScores(ctx, q, missing)) byId.set(id, score);
+      ranked = fused.map((h) => ({ id: h.id, score: byId.get(h.id) }));
+    }
+  }
+
+  await loadRows(ctx, ranked.map((r) => r.id), req, rows, keep);
+  ranked = ranked.filter((r) => rows.has(r.id));
+  if (ranked.length < need) {
+    // Fill with items that have nothing to rank them by, newest first.
+    const seen = new Set(ranked.map((r) => r.id));
+    const p = new Params();
+    const seenPairs = [...seen].map((id) => JSON.parse(id) as [string, string]);
+    const noVectors = useVectors ? `AND NOT EXISTS (SELECT 1 FROM ${t.vectors} v WHERE v.ns = i.ns AND v.key = i.key)` : "";
+    const r = await db.query<ItemRow>(
+      `SELECT ${ITEM_COLUMNS} FROM ${t.items} i WHERE ${scopeWhere(req, ctx, p)} ${noVectors}
+       AND (i.ns, i.key) NOT IN (SELECT * FROM unnest(${p.add(seenPairs.map((s) => s[0]))}::text[], ${p.add(seenPairs.map((s) => s[1]))}::text[]))
+       ORDER BY i.updated_at DESC, i.ns, i.key LIMIT ${p.add(need - ranked.length)}`,
+      p.values,
+    );
+    for (const row of r.rows) if (keep(row)) ranked.push({ id: rowId(row.ns, row.key) });
+  }
+  return finish(ranked.slice(req.offset, need), rows);
+}
+
+function finish(ranked: Ranked[], rows: Map<string, ItemRow>): { results: SearchItem[]; ids: [string, string][] } {
+  return {
+    results: ranked.map((r) => toSearchItem(rows.get(r.id)!, r.score)),
+    ids: ranked.map((r) => JSON.parse(r.id) as [string, string]),
+  };
+}
+
+const pairs = (ids: string[]) => {
+  const parsed = ids.map((id) => JSON.parse(id) as [string, string]);
+  return [parsed.map((p) => p[0]), parsed.map((p) => p[1])];
+};
+
+/** Fetches the rows of ranked ids (still in scope and live) into `rows`. */
+async function loadRows(ctx: PgSearchContext, ids: string[], req: PgSearchRequest, rows: Map<string, ItemRow>, keep: (row: ItemRow) => boolean) {
+  const missing = ids.filter((id) => !rows.has(id));
+  if (missing.length === 0) return;
+  const [ns, keys] = pairs(missing);
+  const p = new Params();
+  const r = await ctx.db.query<ItemRow>(
+    `SELECT ${ITEM_COLUMNS} FROM ${ctx.tables.items} i WHERE (i.ns, i.key) IN (SELECT * FROM unnest(${p.add(ns)}::text[], ${p.add(keys)}::text[])) AND ${scopeWhere(req, ctx, p)}`,
+    p.values,
+  );
+  for (const row of r.rows) keep(row);
+}
+
+/** Best cosine similarity of each listed item (over all its vectors). */
+async function bestScores(ctx: PgSearchContext, q: string, ids: string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (ids.length === 0) return out;
+  const [ns, keys] = pairs(ids);
+  const r = await ctx.db.query<{ ns: string; key: string; d: number }>(
+    `SELECT v.ns, v.key, min(v.embedding <=> $3::vector) AS d FROM ${ctx.tables.vectors} v
+     WHERE (v.ns, v.key) IN (SELECT * FROM unnest($1::text[], $2::text[])) GROUP BY v.ns, v.key`,
+    [ns, keys, q],
+  );
+  for (const row of r.rows) out.set(rowId(row.ns, row.key), 1 - Number(row.d));
+  return out;
+}
+
+/** Exact: every vector of the items in scope, best per item (no index, so nothing is missed). */
+async function exactVectors(req: PgSearchRequest, ctx: PgSearchContext, q: string, k: number): Promise<Ranked[]> {
+  const p = new Params();
+  const qp = p.add(q);
+  const r = await ctx.db.query<{ ns: string; key: string; d: number }>(
+    `SELECT v.ns, v.key, min(v.embedding <=> ${qp}::vector) AS d FROM ${ctx.tables.vectors} v JOIN ${ctx.tables.items} i ON i.ns = v.ns AND i.key = v.key
+     WHERE ${scopeWhere(req, ctx, p)} GROUP BY v.ns, v.key ORDER BY d, v.ns, v.key LIMIT ${p.add(k)}`,
+    p.values,
+  );
+  return r.rows.map((row) => ({ id: rowId(row.ns, row.key), score: 1 - Number(row.d) }));
+}
+
+/**
+ * Through the HNSW index. pgvector's iterative scan keeps walking the graph
+ * until the filtered query has its rows; k is doubled when an item's several
+ * vectors leave fewer than k distinct items; when the walk returns fewer rows
+ * than asked, an exact query over the scope settles it, so `limit` is filled.
+ */
+async function annVectors(req: PgSearchRequest, ctx: PgSearchContext, q: string, k: number): Promise<Ranked[]> {
+  let kk = k;
+  for (;;) {
+    await ctx.db.query(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(ctx.efSearch, kk))}`);
+    if (ctx.iterativeScan) await ctx.db.query(`SET LOCAL hnsw.iterative_scan = relaxed_order`);
+    // The selection is large (it was counted): walk the index in distance order, never sort the scope.
+    await ctx.db.query("SET LOCAL enable_sort = off");
+    const p = new Params();
+    const qp = p.add(q);
+    const r = await ctx.db.query<{ ns: string; key: string; d: number }>(
+      `SELECT v.ns, v.key, v.embedding <=> ${qp}::vector AS d FROM ${ctx.tables.vectors} v JOIN ${ctx.tables.items} i ON i.ns = v.ns AND i.key = v.key
+       WHERE ${scopeSql("v.ns", req.namespacePrefix, p)} AND ${scopeWhere(req, ctx, p)} ORDER BY v.embedding <=> ${qp}::vector LIMIT ${p.add(kk)}`,
+      p.values,
+    );
+    const best = new Map<string, number>();
+    for (const row of r.rows) {
+      const id = rowId(row.ns, row.key);
+      const s = 1 - Number(row.d);
+      if (!best.has(id) || best.get(id)! < s) best.set(id, s);
+    }
+    if (best.size >= k) return [...best].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score).slice(0, k);
+    // Fewer rows than asked: the scope is exhausted, or the index walk gave up (no iterative scan
+    // before pgvector 0.8, or hnsw.max_scan_tuples reached). Settle it exactly.
+    if (r.rows.length < kk) return exactVectors(req, ctx, q, k);
+    kk *= 2;
+  }
+}
+
+/** BM25 over the candidates' keyword texts, as HNSWStore ranks a small selection. */
+function keywordSmall(ctx: PgSearchContext, query: string, candidates: ItemRow[], limit: number) {
+  const index = new KeywordIndex();
+  for (const c of candidates) {
+    const texts = keywordTexts(c.value, c.index_fields ?? undefined, ctx.fields);
+    if (texts.length) index.add(rowId(c.ns, c.key), texts);
+  }
+  return index.search(query, { limit });
+}
+
+/** PostgreSQL full-text search over the same terms (GIN index), by ts_rank. */
+async function keywordLarge(req: PgSearchRequest, ctx: PgSearchContext, limit: number) {
+  const terms = [...new Set(tokenize(req.query!))];
+  if (terms.length === 0) return [];
+  const p = new Params();
+  const tsq = p.add(terms.map((w) => `'${w.replace(/'/g, "''")}'`).join(" | "));
+  const r = await ctx.db.query<{ ns: string; key: string; r: number }>(
+    `SELECT i.ns, i.key, ts_rank(i.tsv, to_tsquery('simple', ${tsq})) AS r FROM ${ctx.tables.items} i
+     WHERE i.tsv @@ to_tsquery('simple', ${tsq}) AND ${scopeWhere(req, ctx, p)} ORDER BY r DESC, i.updated_at DESC LIMIT ${p.add(limit)}`,
+    p.values,
+  );
+  // ts_rank is in (0, 1); scaled so that s/(1+s) spreads like BM25's.
+  return r.rows.map((row) => ({ id: rowId(row.ns, row.key), score: Number(row.r) * 10 }));
+}

@@ -1,0 +1,68 @@
+import type { QueryResult, QueryResultRow } from "pg";
+
+/** What the store needs from a `pg` client or pool. */
+export interface Queryable {
+  query<R extends QueryResultRow = QueryResultRow>(text: string, params?: unknown[]): Promise<QueryResult<R>>;
+}
+
+/** Collects positional parameters while a statement is built. */
+export class Params {
+  readonly values: unknown[] = [];
+  /** Adds a value and returns its placeholder (`$n`). */
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+/** The store's table names, quoted and schema-qualified. */
+export interface Tables {
+  schema: string;
+  items: string;
+  vectors: string;
+  meta: string;
+  migrations: string;
+  /** Unquoted names, for index names and size queries. */
+  raw: { items: string; vectors: string; meta: string; migrations: string };
+}
+
+const IDENT = /^[a-z_][a-z0-9_]{0,40}$/;
+
+/** True when `s` is a safe lower-case SQL identifier (we never quote user input). */
+export const isIdentifier = (s: string): boolean => IDENT.test(s);
+
+export function tables(schema: string, prefix: string): Tables {
+  const raw = { items: `${prefix}items`, vectors: `${prefix}vectors`, meta: `${prefix}meta`, migrations: `${prefix}migrations` };
+  const q = (t: string) => `"${schema}"."${t}"`;
+  return { schema, items: q(raw.items), vectors: q(raw.vectors), meta: q(raw.meta), migrations: q(raw.migrations), raw };
+}
+
+/**
+ * The namespace as stored: labels joined with `.`. Labels never contain `.`
+ * (validateNamespace refuses it), so the join is reversible and a prefix
+ * matches whole labels only.
+ */
+export const nsPath = (namespace: readonly string[]): string => namespace.join(".");
+export const nsLabels = (path: string): string[] => path.split(".");
+
+/**
+ * SQL that selects rows whose namespace is `prefix` or lies under it, by whole
+ * labels: equality, or the byte range [`p.`, `p/`) of the `COLLATE "C"`
+ * column (`/` follows `.`), which the primary-key btree serves. Never `LIKE`:
+ * users `u1` and `u10` stay apart.
+ */
+export function scopeSql(column: string, prefix: readonly string[], params: Params): string {
+  if (prefix.length === 0) return "TRUE";
+  const p = nsPath(prefix);
+  return `(${column} = ${params.add(p)} OR (${column} >= ${params.add(`${p}.`)} AND ${column} < ${params.add(`${p}/`)}))`;
+}
+
+/** SQL for "not expired at `now`". */
+export const liveSql = (alias: string, now: number, params: Params): string =>
+  `(${alias}.expires_at IS NULL OR ${alias}.expires_at > ${params.add(now)})`;
+
+/** pgvector's text form of a vector. */
+export const vectorLiteral = (v: readonly number[]): string => `[${v.join(",")}]`;
+
+/** A stable id for an item inside one search. */
+export const rowId = (ns: string, key: string): string => JSON.stringify([ns, key]);

@@ -1,0 +1,114 @@
+import { tokenize } from "../../embeddings/tokenize.js";
+import { allStrings, extractFieldTexts } from "../fields.js";
+import type { PreparedPut } from "../hnsw/store-state.js";
+import { nsPath, vectorLiteral, type Queryable, type Tables } from "./sql.js";
+
+/** The paths indexed for an item: its put override, or the store's fields. */
+export function pathsFor(index: false | string[] | undefined, fields: string[] | null): string[] {
+  if (index === false) return [];
+  return index ?? fields ?? [];
+}
+
+/** The texts an item is found by in keyword search, as HNSWStore picks them (every string of the value for `"$"` or no index). */
+export function keywordTexts(value: Record<string, unknown>, index: false | string[] | undefined, fields: string[] | null): string[] {
+  if (index === false) return [];
+  const paths = pathsFor(index, fields);
+  return paths.length === 0 || paths.includes("$") ? allStrings(value) : extractFieldTexts(value, paths).map((f) => f.text);
+}
+
+/**
+ * The same texts tokenised and stemmed by the keyword ranker's tokenizer,
+ * stored as a `simple` tsvector so PostgreSQL matches exactly these terms.
+ */
+export const keywordTerms = (value: Record<string, unknown>, index: false | string[] | undefined, fields: string[] | null): string =>
+  tokenize(keywordTexts(value, index, fields).join(" ")).join(" ");
+
+/** A put or delete, ready to write. */
+export type WriteOp = { kind: "put"; put: PreparedPut } | { kind: "delete"; namespace: string[]; key: string };
+
+/**
+ * Writes consecutive puts and deletes. Runs of puts with distinct ids go in
+ * one multi-row upsert (`INSERT … ON CONFLICT DO UPDATE`, keeping
+ * `created_at`), with their old vectors deleted and new ones inserted; a
+ * repeated id starts a new run, so later writes win as they do one by one.
+ */
+export async function writeRun(db: Queryable, t: Tables, ops: WriteOp[], now: number, fields: string[] | null, hasVectors: boolean): Promise<void> {
+  let run: WriteOp[] = [];
+  let ids = new Set<string>();
+  const flush = async () => {
+    if (run.length === 0) return;
+    const kind = run[0].kind;
+    if (kind === "put") await upsert(db, t, run.map((o) => (o as { put: PreparedPut }).put), now, fields, hasVectors);
+    else await remove(db, t, run as { namespace: string[]; key: string }[]);
+    run = [];
+    ids = new Set();
+  };
+  for (const op of ops) {
+    const ns = op.kind === "put" ? op.put.namespace : op.namespace;
+    const key = op.kind === "put" ? op.put.key : op.key;
+    const id = JSON.stringify([ns, key]);
+    if (run.length && (run[0].kind !== op.kind || ids.has(id))) await flush();
+    run.push(op);
+    ids.add(id);
+  }
+  await flush();
+}
+
+/** Timestamps to write as they are (an import), instead of `now` for both. */
+export interface Stamps {
+  createdAt: number[];
+  updatedAt: number[];
+}
+
+export async function upsert(db: Queryable, t: Tables, puts: PreparedPut[], now: number, fields: string[] | null, hasVectors: boolean, stamps?: Stamps): Promise<void> {
+  const ns = puts.map((p) => nsPath(p.namespace));
+  const keys = puts.map((p) => p.key);
+  await db.query(
+    `INSERT INTO ${t.items} (ns, key, value, index_fields, created_at, updated_at, expires_at, ttl_minutes, tsv)
+     SELECT u.ns, u.key, u.value::jsonb, u.idx::jsonb, COALESCE(u.created, $5), COALESCE(u.updated, $5), u.exp, u.ttl, to_tsvector('simple', u.txt)
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $6::bigint[], $7::float8[], $8::text[], $9::bigint[], $10::bigint[])
+       AS u(ns, key, value, idx, exp, ttl, txt, created, updated)
+     ON CONFLICT (ns, key) DO UPDATE SET value = EXCLUDED.value, index_fields = EXCLUDED.index_fields, updated_at = EXCLUDED.updated_at,
+       expires_at = EXCLUDED.expires_at, ttl_minutes = EXCLUDED.ttl_minutes, tsv = EXCLUDED.tsv${stamps ? ", created_at = EXCLUDED.created_at" : ""}`,
+    [
+      ns,
+      keys,
+      puts.map((p) => JSON.stringify(p.value)),
+      puts.map((p) => (p.index === undefined ? null : JSON.stringify(p.index))),
+      now,
+      puts.map((p) => p.expiresAt ?? null),
+      puts.map((p) => p.ttl ?? null),
+      puts.map((p) => keywordTerms(p.value, p.index, fields)),
+      stamps?.createdAt ?? puts.map(() => null),
+      stamps?.updatedAt ?? puts.map(() => null),
+    ],
+  );
+  if (!hasVectors) return;
+  await db.query(`DELETE FROM ${t.vectors} WHERE (ns, key) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, [ns, keys]);
+  const vNs: string[] = [];
+  const vKey: string[] = [];
+  const vField: string[] = [];
+  const vEmb: string[] = [];
+  puts.forEach((p, i) => {
+    for (const v of p.vectors) {
+      vNs.push(ns[i]);
+      vKey.push(keys[i]);
+      vField.push(v.field);
+      vEmb.push(vectorLiteral(v.vector));
+    }
+  });
+  if (vNs.length === 0) return;
+  await db.query(
+    `INSERT INTO ${t.vectors} (ns, key, field, embedding)
+     SELECT u.ns, u.key, u.field, u.emb::vector FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(ns, key, field, emb)`,
+    [vNs, vKey, vField, vEmb],
+  );
+}
+
+async function remove(db: Queryable, t: Tables, ops: { namespace: string[]; key: string }[]): Promise<void> {
+  // Vectors go with their item (ON DELETE CASCADE).
+  await db.query(`DELETE FROM ${t.items} WHERE (ns, key) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, [
+    ops.map((o) => nsPath(o.namespace)),
+    ops.map((o) => o.key),
+  ]);
+}

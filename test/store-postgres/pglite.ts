@@ -1,0 +1,44 @@
+import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import pg from "pg";
+
+/**
+ * A real PostgreSQL engine (PGlite, with the real pgvector) served on a local
+ * TCP socket, so the store talks to it through the `pg` driver exactly as it
+ * would to a server. PGlite is one session: all stores of a test file share
+ * one pool with a single connection. Cold start takes seconds, so start one
+ * per test FILE.
+ */
+export interface PgliteServer {
+  url: string;
+  pool: pg.Pool;
+  /** A fresh schema name (one per store, so each store starts empty). */
+  freshSchema: () => string;
+  stop: () => Promise<void>;
+  /** Resolves once the server has let go of every closed connection (it accepts one at a time). */
+  idle: () => Promise<void>;
+}
+
+let counter = 0;
+
+export async function startPglite(): Promise<PgliteServer> {
+  const db = await PGlite.create({ extensions: { vector } });
+  const server = new PGLiteSocketServer({ db, port: 0, host: "127.0.0.1" });
+  await server.start();
+  const url = `postgres://postgres:postgres@${server.getServerConn()}/postgres`;
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  return {
+    url,
+    pool,
+    idle: async () => {
+      while (server.getStats().activeConnections > 0) await new Promise((r) => setTimeout(r, 20));
+    },
+    freshSchema: () => `t${process.pid}_${++counter}`,
+    stop: async () => {
+      await pool.end();
+      await server.stop();
+      await db.close();
+    },
+  };
+}
