@@ -92,6 +92,25 @@ const snapshot = async (s: { exportEntries: MigratableStore["exportEntries"] }) 
 };
 
 describe("migration", () => {
+  it("langgraph-memory migrate --to postgres:// copies a directory into PostgreSQL, verified", async () => {
+    const { runCli, FAKE } = await import("../cli/run-cli.js");
+    const { FakeEmbeddings } = await import("../helpers/fake-embeddings.js");
+    const dir = tempDir("cli-migrate-");
+    cleanups.push(dir.cleanup);
+    const src = new HNSWStore({ path: dir.dir, index: { dims: 16, embeddings: new FakeEmbeddings({ dims: 16 }) } });
+    for (let i = 0; i < 12; i++) await src.put(["users", `u${i % 3}`], `k${i}`, { text: `memory ${i} about tea` });
+    await src.close();
+    await server.idle();
+    const r = await runCli(["--path", dir.dir, "--json", "migrate", "--to", server.url, "--embeddings", FAKE]);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as { items: number; verified: boolean; vectorsCopied: boolean };
+    expect(report).toMatchObject({ items: 12, verified: true, vectorsCopied: true });
+    await server.idle();
+    const target = new PostgresMemoryStore({ pool: server.pool, index: { dims: 16, embeddings: new FakeEmbeddings({ dims: 16 }) } });
+    expect((await target.search(["users", "u1"], { limit: 20 })).length).toBe(4);
+    expect((await target.search(["users", "u1"], { query: "memory 4 about tea", limit: 1 }))[0].key).toBe("k4");
+  });
+
   it("HNSWStore → PostgreSQL → HNSWStore round-trips with no difference, vectors copied, idempotent", async () => {
     const source = hnsw();
     await seed(source.store);

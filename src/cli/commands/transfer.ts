@@ -6,6 +6,7 @@ import { hasPrefix } from "../../store/namespace.js";
 import { readDirectory, type ExportedItem } from "../directory-reader.js";
 import { EXPORT_FORMAT, importItems, readExportFile, type ExportHeader } from "../import-items.js";
 import { importFromHnswlib } from "../import-hnswlib.js";
+import { migrateToPostgres } from "../migrate-postgres.js";
 import { parseNamespace } from "../namespace-arg.js";
 import { isStoreDir, liveMessage, livePid, requireStore, storeDir } from "../open-store.js";
 import { printJson } from "../output.js";
@@ -128,7 +129,10 @@ export function registerTransferCommands(program: Command): void {
       const dir = storeDir(g.path);
       requireStore(dir);
       if (/^postgres(ql)?:\/\//.test(o.to)) {
-        throw new CliError("migrate --to postgres:// is not available in this build: the PostgreSQL store is not part of it yet; export to a file meanwhile");
+        const report = await migrateToPostgres(dir, o.to, o.embeddings);
+        if (g.json) printJson({ ...report, to: o.to.replace(/\/\/[^@/]*@/, "//…@") });
+        else process.stdout.write(`migrated ${report.items} items to PostgreSQL${report.vectorsCopied ? " (vectors copied)" : ""}, verified: ${report.verified}\n`);
+        return;
       }
       const target = path.resolve(o.to);
       if (target === dir) throw new CliError("--to is the source directory itself");
