@@ -1,11 +1,11 @@
 import fs from "node:fs";
-import zlib from "node:zlib";
 import hnswlib from "hnswlib-node";
 import { CorruptStoreError } from "../errors.js";
 import { decodeVector, encodeVector } from "../embeddings/vector-codec.js";
 import { namespaceKey } from "../store/namespace.js";
 import { indexFile, itemsFile, logFile, readItems, readManifest, type Manifest } from "../store/hnsw/snapshot.js";
-import type { LogRecord } from "../store/hnsw/write-ahead-log.js";
+import { WriteAheadLog, type LogRecord } from "../store/hnsw/write-ahead-log.js";
+import { verifyFile } from "../store/hnsw/checksum.js";
 
 /** One item as the CLI sees it (and as `export` writes it, one JSON line each). */
 export interface ExportedItem {
@@ -35,33 +35,16 @@ export interface DirectoryView {
   tornTail: boolean;
 }
 
-const crc = (s: string) => zlib.crc32(s).toString(16).padStart(8, "0");
 
 /**
- * Reads a log without changing it (unlike the store, which cuts a torn tail
- * off): the records, and whether the last line was torn.
+ * Reads a directory's log without locking or changing it, checked as the
+ * store checks it on open (header and sequence for format 2).
  */
-export function readLogReadOnly(file: string): { records: LogRecord[]; tornTail: boolean } {
-  const records: LogRecord[] = [];
-  if (!fs.existsSync(file)) return { records, tornTail: false };
-  const buf = fs.readFileSync(file);
-  let start = 0;
-  let lineNo = 0;
-  while (start < buf.length) {
-    const nl = buf.indexOf(10, start);
-    lineNo++;
-    if (nl === -1) return { records, tornTail: true };
-    const line = buf.toString("utf8", start, nl);
-    const json = line.slice(9);
-    if (line[8] !== " " || crc(json) !== line.slice(0, 8)) throw new CorruptStoreError(`log ${file} is corrupt at line ${lineNo} (checksum mismatch)`, file);
-    try {
-      records.push(JSON.parse(json) as LogRecord);
-    } catch {
-      throw new CorruptStoreError(`log ${file} is corrupt at line ${lineNo} (invalid JSON)`, file);
-    }
-    start = nl + 1;
-  }
-  return { records, tornTail: false };
+export function readLogReadOnly(file: string, manifest?: Manifest | null): { records: LogRecord[]; tornTail: boolean } {
+  const expect = manifest && manifest.formatVersion >= 2 ? { generation: manifest.generation, after: manifest.seq } : undefined;
+  if (!fs.existsSync(file) && !expect) return { records: [], tornTail: false };
+  const { records, droppedTornTail } = WriteAheadLog.read(file, expect);
+  return { records, tornTail: droppedTornTail };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -94,11 +77,14 @@ function generationMoved(dir: string, err: CorruptStoreError): boolean {
 function readOnce(dir: string, withVectors: boolean): DirectoryView {
   const manifest = readManifest(dir);
   const gen = manifest?.generation ?? 0;
-  const snapshot = readItems(itemsFile(dir, gen), manifest?.itemCount ?? 0);
+  if (manifest?.encryption) throw new CorruptStoreError(`store directory ${dir} is encrypted: this command needs the store opened with its key`, dir);
+  const snapshot = readItems(itemsFile(dir, gen), manifest?.itemCount ?? 0, manifest?.files?.items);
   let points: ((label: number) => number[]) | undefined;
   if (withVectors && manifest?.index && snapshot.some((s) => s.vec?.length)) {
     const index = new hnswlib.HierarchicalNSW("cosine", manifest.index.dims);
     const file = indexFile(dir, gen);
+    // Never hand hnswlib a file that fails its checksum (a corrupt index can crash the process).
+    if (manifest.files?.vectors) verifyFile(file, manifest.files.vectors, "vector index");
     try {
       index.readIndexSync(file, true);
     } catch (err) {
@@ -115,7 +101,7 @@ function readOnce(dir: string, withVectors: boolean): DirectoryView {
     if (points && s.vec?.length) item.vectors = s.vec.map(([label, field]) => [field, encodeVector(points!(label))]);
     items.set(`${namespaceKey(s.ns)}\n${s.key}`, item);
   }
-  const { records, tornTail } = readLogReadOnly(logFile(dir, gen));
+  const { records, tornTail } = readLogReadOnly(logFile(dir, gen), manifest);
   const replayed = records.filter((r) => r.seq > (manifest?.seq ?? 0));
   for (const record of replayed) {
     for (const op of record.ops) {

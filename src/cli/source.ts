@@ -1,5 +1,6 @@
 import type { Item, SearchItem } from "@langchain/langgraph-checkpoint";
 import { HNSWStore } from "../store/hnsw/hnsw-store.js";
+import { HIDDEN_NAMESPACE_ROOTS } from "../store/hidden-namespaces.js";
 import { hasPrefix, namespaceKey } from "../store/namespace.js";
 import { readDirectory, type ExportedItem } from "./directory-reader.js";
 import { embedderForDirectory, livePid, liveMessage, openStore, requireStore } from "./open-store.js";
@@ -29,7 +30,11 @@ export interface ReadSource {
 
 /** Exact per-namespace counts from a store's namespace list and prefix counts. */
 async function storeNamespaces(store: HNSWStore, prefix: string[]): Promise<NamespaceCount[]> {
-  const all = await store.listNamespaces({ prefix: prefix.length ? prefix : undefined, limit: Number.MAX_SAFE_INTEGER });
+  const limit = Number.MAX_SAFE_INTEGER;
+  // The whole directory includes the bookkeeping namespaces listNamespaces() leaves out by default.
+  const all = prefix.length
+    ? await store.listNamespaces({ prefix, limit })
+    : [...(await store.listNamespaces({ limit })), ...(await Promise.all(HIDDEN_NAMESPACE_ROOTS.map((root) => store.listNamespaces({ prefix: [root], limit })))).flat()];
   const sorted = [...all].sort((a, b) => b.length - a.length);
   const exact = new Map<string, number>();
   for (const ns of sorted) {

@@ -5,6 +5,7 @@ import { decodeVector } from "../embeddings/vector-codec.js";
 import { extractFieldTexts } from "../store/fields.js";
 import { indexFile, itemsFile, logFile, readItems, readManifest, type Manifest, type SnapshotItem } from "../store/hnsw/snapshot.js";
 import { readLogReadOnly } from "./directory-reader.js";
+import { verifyFile } from "../store/hnsw/checksum.js";
 import type { LogRecord } from "../store/hnsw/write-ahead-log.js";
 
 /** What `verify` found. */
@@ -47,9 +48,13 @@ export async function verifyDirectory(dir: string, options: { onProgress?: (done
   for (const name of fs.readdirSync(dir)) {
     if (/^(items-\d+\.jsonl|vectors-\d+\.hnsw|wal-\d+\.log)(\.tmp)?$|^store\.json\.tmp$/.test(name) && !own.has(name)) notes.push(`leftover file ${name} from an interrupted compaction (removed on the next open)`);
   }
+  if (manifest?.encryption) {
+    problems.push(`${dir} is encrypted: verify reads files in clear and cannot check it without the key (open it with HNSWStore and \`encryption\` instead)`);
+    return report();
+  }
   let items: SnapshotItem[] = [];
   try {
-    items = readItems(itemsFile(dir, gen), manifest?.itemCount ?? 0);
+    items = readItems(itemsFile(dir, gen), manifest?.itemCount ?? 0, manifest?.files?.items);
   } catch (err) {
     problems.push((err as Error).message);
   }
@@ -58,7 +63,7 @@ export async function verifyDirectory(dir: string, options: { onProgress?: (done
   // The log: checksums, then sequence numbers continuing the manifest's.
   let records: LogRecord[] = [];
   try {
-    const log = readLogReadOnly(logFile(dir, gen));
+    const log = readLogReadOnly(logFile(dir, gen), manifest);
     records = log.records;
     if (log.tornTail) notes.push(`log ${logFile(dir, gen)} ends in a torn line (a crash mid-write; that batch was never acknowledged and is dropped on open)`);
   } catch (err) {
@@ -104,6 +109,15 @@ export async function verifyDirectory(dir: string, options: { onProgress?: (done
   if (!fs.existsSync(file)) {
     if (withVec.length) problems.push(`vector index ${file} is missing, but ${withVec.length} items refer to it`);
     return report();
+  }
+  if (manifest?.files?.vectors) {
+    // Never hand hnswlib a file that fails its checksum (a corrupt index can crash the process).
+    try {
+      verifyFile(file, manifest.files.vectors, "vector index");
+    } catch (err) {
+      problems.push((err as Error).message);
+      return report();
+    }
   }
   const index = new hnswlib.HierarchicalNSW("cosine", idx.dims);
   try {

@@ -41,7 +41,7 @@ describe("verify", () => {
     expect(ok.code, ok.stderr + ok.stdout).toBe(0);
     expect(ok.stdout).toMatch(/^ok: 5 snapshot items, 3 vectors checked/m);
     expect(bad1.code).toBe(1);
-    expect(bad1.stdout).toMatch(/PROBLEM: items file .*items-1\.jsonl is corrupt at line/);
+    expect(bad1.stdout).toMatch(/PROBLEM: items file .*items-1\.jsonl (is corrupt at line|.*the manifest recorded)/);
     expect(bad2.code).toBe(1);
     expect(bad2.stdout).toMatch(/PROBLEM: log .*wal-1\.log is corrupt at line 1 \(checksum mismatch\)/);
     expect(bad3.code).toBe(1);

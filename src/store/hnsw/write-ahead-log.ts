@@ -101,6 +101,22 @@ export class WriteAheadLog {
    * {@link CorruptStoreError}, as is any other bad line.
    */
   static open(file: string, expect?: LogExpectation, cipher?: FileCipher): { log: WriteAheadLog; records: LogRecord[]; droppedTornTail: boolean } {
+    const { records, keep, headerBytes, droppedTornTail } = WriteAheadLog.read(file, expect, cipher);
+    if (droppedTornTail) fs.truncateSync(file, keep);
+    const fd = fs.openSync(file, "a");
+    return { log: new WriteAheadLog(file, fd, keep, headerBytes, cipher), records, droppedTornTail };
+  }
+
+  /**
+   * Reads and checks the log without changing it (as {@link open} does, but
+   * a torn tail is only reported): for tools that look at a directory another
+   * process may own. `keep` is the length of the complete lines.
+   */
+  static read(
+    file: string,
+    expect?: LogExpectation,
+    cipher?: FileCipher,
+  ): { records: LogRecord[]; keep: number; headerBytes: number; droppedTornTail: boolean } {
     const records: LogRecord[] = [];
     let keep = 0;
     let headerBytes = 0;
@@ -161,10 +177,8 @@ export class WriteAheadLog {
       }
       if (expect && lineNo === 0) throw new CorruptStoreError(`log ${file} is empty: its header is missing (the file was truncated)`, file);
       if (expect && keep === 0) throw new CorruptStoreError(`log ${file} has no complete header (the file was truncated)`, file);
-      if (droppedTornTail) fs.truncateSync(file, keep);
     }
-    const fd = fs.openSync(file, "a");
-    return { log: new WriteAheadLog(file, fd, keep, headerBytes, cipher), records, droppedTornTail };
+    return { records, keep, headerBytes, droppedTornTail };
   }
 
   /** Appends one record; durable against process death when this returns. */

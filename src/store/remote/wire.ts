@@ -136,6 +136,7 @@ const STATUS: Record<string, number> = {
   InvalidNamespaceError: 400,
   InvalidValueError: 400,
   InvalidArgumentError: 400,
+  InvalidFilterError: 400,
   MissingConfigError: 400,
   UnauthorizedError: 401,
   ForbiddenError: 403,
@@ -146,6 +147,9 @@ const STATUS: Record<string, number> = {
   StoreClosedError: 503,
   CorruptStoreError: 503,
   IncompatibleStoreError: 503,
+  EncryptionError: 503,
+  EmbedderRequiredError: 409,
+  RedactionError: 500,
 };
 
 /** The status and body a server sends for `error`. */
@@ -156,6 +160,7 @@ export function errorToWire(error: unknown): WireError {
   const body: WireError = { error: e.name, message: e.message, statusCode };
   if (e instanceof errors.StoreLockedError) body.details = { path: e.path, pid: e.pid };
   if (e instanceof errors.CorruptStoreError) body.details = { file: e.file };
+  if (e instanceof errors.EmbedderRequiredError) body.details = { embedder: e.embedder };
   return body;
 }
 
@@ -172,6 +177,14 @@ export function errorFromWire(status: number, body: unknown): Error {
       return new errors.InvalidValueError(message);
     case "InvalidArgumentError":
       return new errors.InvalidArgumentError(message);
+    case "InvalidFilterError":
+      return new errors.InvalidFilterError(message);
+    case "EncryptionError":
+      return new errors.EncryptionError(message);
+    case "EmbedderRequiredError":
+      return new errors.EmbedderRequiredError(message, String(d.embedder ?? ""));
+    case "RedactionError":
+      return new errors.RedactionError(message);
     case "MissingConfigError":
       return new errors.MissingConfigError(message);
     case "UnauthorizedError":
