@@ -15,9 +15,9 @@ function checkLimit(name: string, value: number | undefined, max: number): void 
 
 /**
  * Runs operations, as the caller sent them, in one batch of the store,
- * confined to the caller's scope: every namespace is checked as sent (so an
- * end user cannot write to their bare root or to `langgraph/…`), then
- * prefixed with the scope's root; results are stripped of it.
+ * confined to the caller's scope: every namespace is checked as sent, then
+ * prefixed with the scope's root (an end user's `langgraph/…` lands under
+ * their own root); results are stripped of it.
  */
 export async function runScoped(store: BaseStore, scope: RequestScope, operations: Operation[], limits: BatchLimits): Promise<WireResult[]> {
   const kinds = operations.map(operationKind);
@@ -25,7 +25,8 @@ export async function runScoped(store: BaseStore, scope: RequestScope, operation
     switch (kinds[i]) {
       case "put": {
         const p = op as PutOperation;
-        validateNamespace(p.namespace, { forWrite: p.value !== null });
+        // As BaseStore.batch: the reserved root is refused by put() (PUT /store/items), not by a batch.
+        validateNamespace(p.namespace);
         if (p.value !== null) validateValue(p.value, `operation ${i} (put) at ${JSON.stringify(p.namespace)}/${p.key}`);
         return { ...p, namespace: scope.toStore(p.namespace) };
       }

@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { InvalidArgumentError } from "../errors.js";
 import { operationFromWire, type WireItem, type WireOperation } from "../store/remote/wire.js";
 import { runScoped, type BatchLimits } from "./scoped-batch.js";
+import { validateNamespace } from "../store/namespace.js";
 import { scopeFor } from "./scope.js";
 
 const labels = { type: "array" } as const; // labels are checked by validateNamespace, for named errors
@@ -92,6 +93,7 @@ export function registerStoreRoutes(app: FastifyInstance, store: BaseStore, limi
     { schema: { body: putBody } },
     async (request, reply) => {
       const b = request.body;
+      validateNamespace(b.namespace, { forWrite: true }); // put()'s rule: not under the reserved `langgraph` root
       await run(request, [operationFromWire({ op: "put", namespace: b.namespace, key: b.key, value: b.value, index: b.index, ttl: b.ttl })]);
       return reply.code(204).send();
     },

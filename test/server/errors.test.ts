@@ -46,7 +46,7 @@ describe("bad input gets a 4xx naming the problem, and changes nothing", () => {
   it("a bad filter operator, a limit above the maximum, a negative offset", async () => {
     const bad = await call(server.url, "POST", "/store/items/search", { namespace_prefix: ["users"], filter: { n: { $ge: 3 } } }, key);
     expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ error: "InvalidArgumentError", message: expect.stringMatching(/unknown operator '\$ge'/) });
+    expect(bad.body).toMatchObject({ error: "InvalidFilterError", message: expect.stringMatching(/unknown operator '\$ge'/) });
     const big = await call(server.url, "POST", "/store/items/search", { namespace_prefix: ["users"], limit: 51 }, key);
     expect(big.body).toMatchObject({ error: "InvalidArgumentError", message: expect.stringMatching(/limit 51 .* maximum 50/) });
     const bigList = await call(server.url, "POST", "/store/namespaces", { limit: 500 }, key);
