@@ -112,3 +112,32 @@ export function hybridRank(
     .sort((a, b) => b[1].score - a[1].score || a[1].order - b[1].order)
     .map(([id, { score }]) => ({ id, score }));
 }
+
+/**
+ * Scores for a fused order, as every store reports them: each scored entry
+ * keeps its own score (a cosine) capped by the one above it, so scores never
+ * go up down the list and never exceed the entry's own similarity; entries
+ * without a score follow, in order.
+ */
+export function capDownTheList<T extends { score?: number }>(ranked: readonly T[]): T[] {
+  const out: T[] = [];
+  const unscored: T[] = [];
+  let cap = Infinity;
+  for (const r of ranked) {
+    if (r.score === undefined) {
+      unscored.push(r);
+      continue;
+    }
+    cap = Math.min(cap, r.score);
+    out.push(r.score === cap ? r : { ...r, score: cap });
+  }
+  return unscored.length ? out.concat(unscored) : out;
+}
+
+/**
+ * Searches planned as an HNSW walk rank (and, in hybrid mode, fuse) the best
+ * this-many candidates of each ranking, or `offset + limit` when that is
+ * more. The pool never depends on the page asked for below that depth, so
+ * page N of a search is the same slice of one ranking whatever the page size.
+ */
+export const RANK_POOL = 50;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { HNSWStore } from "../../src/index.js";
-import { RANK_POOL } from "../../src/store/hnsw/search.js";
+import { RANK_POOL } from "../../src/embeddings/fusion.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 
 // FakeEmbeddings is a TEST DOUBLE (bag of words): the ranking rules are under test, not meaning.

@@ -1,4 +1,4 @@
-import { hybridRank } from "../../embeddings/fusion.js";
+import { capDownTheList, hybridRank, RANK_POOL } from "../../embeddings/fusion.js";
 import type { KeywordHit } from "../../embeddings/keyword-index.js";
 import { matchesFilter } from "../filter.js";
 import type { NamespaceGroup, StoredItem } from "./item-table.js";
@@ -34,13 +34,6 @@ const isLive = (item: StoredItem, now: number) => item.expiresAt === undefined |
 /** Newest first; ties broken by namespace then key, so order is stable. */
 const byRecency = (a: StoredItem, b: StoredItem) => b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-/**
- * Searches planned as an HNSW walk rank (and, in hybrid mode, fuse) the best
- * this-many candidates of each ranking, or `offset + limit` when that is
- * more. The pool never depends on the page asked for below that depth, so
- * page N of a search is the same slice of one ranking whatever the page size.
- */
-export const RANK_POOL = 50;
 
 /** Group ids marked for the current search (label → group filter without Sets or strings). */
 let groupMarks = new Uint32Array(1024);
@@ -166,19 +159,7 @@ function fuse(state: StoreState, q: number[], query: string, vectorRanked: Ranke
     vecById.set(r.item.id, r);
     vectorHits.push({ id: r.item.id, score: r.score ?? 0 });
   }
-  const out: Ranked[] = [];
-  const unscored: Ranked[] = [];
-  let cap = Infinity;
-  for (const h of hybridRank({ query, vectorHits, keywordHits })) {
-    const r = vecById.get(h.id) ?? scoreItem(state, q, byId.get(h.id)!);
-    if (r.score === undefined) {
-      unscored.push(r);
-      continue;
-    }
-    cap = Math.min(cap, r.score);
-    out.push({ item: r.item, score: cap });
-  }
-  return unscored.length ? out.concat(unscored) : out;
+  return capDownTheList(hybridRank({ query, vectorHits, keywordHits }).map((h) => vecById.get(h.id) ?? scoreItem(state, q, byId.get(h.id)!)));
 }
 
 /** Selections spanning at most this many namespaces use per-namespace keyword indexes. */

@@ -1,5 +1,5 @@
 import type { SearchItem } from "@langchain/langgraph-checkpoint";
-import { hybridRank } from "../../embeddings/fusion.js";
+import { capDownTheList, hybridRank, RANK_POOL } from "../../embeddings/fusion.js";
 import { KeywordIndex } from "../../embeddings/keyword-index.js";
 import { tokenize } from "../../embeddings/tokenize.js";
 import { matchesFilter } from "../filter.js";
@@ -102,7 +102,6 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
 
   const useVectors = req.queryVector !== undefined && ctx.hasVectors && ctx.retrieval !== "keyword";
   const useKeywords = !useVectors || ctx.retrieval === "hybrid";
-  const poolSize = useKeywords && useVectors ? Math.max(need * 3, 30) : need;
   const unrestricted = req.namespacePrefix.length === 0 && !req.filter;
   const q = useVectors ? vectorLiteral(req.queryVector!) : "";
 
@@ -117,6 +116,9 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
     );
     small = r.rows[0].n <= ctx.exactScanThreshold;
   }
+  // As HNSWStore plans: exact plans rank everything they select, index walks a
+  // fixed pool, so page N is the same slice of one ranking whatever the page size.
+  const poolSize = small ? ctx.exactScanThreshold : Math.max(RANK_POOL, need);
   if (small && useKeywords) {
     const p = new Params();
     candidates = (await db.query<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM ${t.items} i WHERE ${scopeWhere(req, ctx, p)}`, p.values)).rows.filter(keep);
@@ -136,7 +138,7 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
       const byId = new Map(vectorRanked.map((r) => [r.id, r.score]));
       const missing = fused.filter((h) => !byId.has(h.id)).map((h) => h.id);
       for (const [id, score] of await bestScores(ctx, q, missing)) byId.set(id, score);
-      ranked = fused.map((h) => ({ id: h.id, score: byId.get(h.id) }));
+      ranked = capDownTheList(fused.map((h) => ({ id: h.id, score: byId.get(h.id) })));
     }
   }
 
