@@ -13,6 +13,15 @@ export type { ReindexOptions } from "./store/hnsw/reindex.js";
 export { UniversalSentenceEncoderEmbeddings, type UniversalSentenceEncoderEmbeddingsOptions } from "./embeddings/universal-sentence-encoder.js";
 export { CachedEmbeddings, type CachedEmbeddingsOptions, type CacheStats } from "./embeddings/cached-embeddings.js";
 export { embedderIdentity, type IdentifiedEmbeddings } from "./embeddings/identity.js";
+export {
+  resolveEmbeddings,
+  toEmbeddings,
+  type EmbeddingsLike,
+  type EmbeddingsFunc,
+  type EmbeddingsInterfaceLike,
+  type ResolveEmbeddingsOptions,
+} from "./embeddings/resolve-embeddings.js";
+export type { StoreIndexConfig, IndexHnswConfig } from "./store/index-config.js";
 export { KeywordIndex, type KeywordHit, type KeywordIndexOptions, type KeywordSearchOptions } from "./embeddings/keyword-index.js";
 export { hybridRank, keywordSignals, type RankedHit, type HybridRankOptions } from "./embeddings/fusion.js";
 export { tokenize } from "./embeddings/tokenize.js";

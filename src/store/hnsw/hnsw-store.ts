@@ -3,7 +3,6 @@ import type { Embeddings } from "@langchain/core/embeddings";
 import {
   BaseStore,
   type GetOperation,
-  type IndexConfig,
   type Item,
   type ListNamespacesOperation,
   type Operation,
@@ -16,6 +15,7 @@ import { CachedEmbeddings } from "../../embeddings/cached-embeddings.js";
 import { embedderIdentity } from "../../embeddings/identity.js";
 import { InvalidArgumentError, StoreClosedError } from "../../errors.js";
 import { extractFieldTexts } from "../fields.js";
+import { checkIndexConfig, embeddingsOf, type CheckedIndexConfig } from "../index-config.js";
 import { prepareBatch, type PreparedBatch } from "./prepare-batch.js";
 import { listNamespaces } from "./list-namespaces.js";
 import { validateNamespace } from "../namespace.js";
@@ -33,9 +33,16 @@ import type { LogOp, LogRecord } from "./write-ahead-log.js";
 
 const DEFAULT_HNSW = { M: 16, efConstruction: 200, efSearch: 200, initialCapacity: 1024, exactScanThreshold: 2000 };
 
-/** The vector index settings for `dims`, from the caller's `hnsw` options and the defaults. */
-function hnswSettingsFor(dims: number, options: HNSWStoreOptions["hnsw"]): HnswSettings {
-  const h = { ...DEFAULT_HNSW, ...options };
+function defined<T extends object>(o: T | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * The vector index settings for `dims`, from the caller's `hnsw` options,
+ * then `index.hnsw` (PostgresStore names, already mapped), then the defaults.
+ */
+function hnswSettingsFor(dims: number, options: HNSWStoreOptions["hnsw"], fromIndex?: CheckedIndexConfig["hnsw"]): HnswSettings {
+  const h = { ...DEFAULT_HNSW, ...defined(fromIndex), ...defined(options) };
   return { space: "cosine", dims, M: h.M, efConstruction: h.efConstruction, efSearch: h.efSearch, initialCapacity: h.initialCapacity, seed: 100 };
 }
 
@@ -69,7 +76,7 @@ export class HNSWStore extends BaseStore {
   private readonly clock: () => number;
   private readonly logger: Pick<Console, "warn">;
   private hnswSettings?: HnswSettings;
-  private indexConfig?: IndexConfig;
+  private indexConfig?: CheckedIndexConfig;
   private embeddings?: Embeddings;
   /** The embedding cache this store created (and so must close). */
   private ownedCache?: CachedEmbeddings;
@@ -87,11 +94,7 @@ export class HNSWStore extends BaseStore {
   constructor(options: HNSWStoreOptions = {}) {
     super();
     validateTtlConfig(options.ttl);
-    if (options.index) {
-      const { dims } = options.index;
-      if (!Number.isInteger(dims) || dims <= 0) throw new InvalidArgumentError(`index.dims must be a positive integer, got ${JSON.stringify(dims)}`);
-      if (!options.index.embeddings) throw new InvalidArgumentError("index.embeddings is required when index is set");
-    }
+    const index = options.index ? checkIndexConfig(options.index) : undefined;
     if (options.retrieval && !["vector", "keyword", "hybrid"].includes(options.retrieval)) {
       throw new InvalidArgumentError(`retrieval must be "vector", "keyword" or "hybrid", got ${JSON.stringify(options.retrieval)}`);
     }
@@ -99,8 +102,8 @@ export class HNSWStore extends BaseStore {
     this.encryption = options.encryption ? { ...options.encryption } : undefined;
     this.clock = options.clock ?? Date.now;
     this.logger = options.logger ?? console;
-    this.indexConfig = options.index;
-    if (options.index) this.hnswSettings = hnswSettingsFor(options.index.dims, options.hnsw);
+    this.indexConfig = index;
+    if (index) this.hnswSettings = hnswSettingsFor(index.dims, options.hnsw, index.hnsw);
   }
 
   /** The directory, or undefined for an in-memory store. */
@@ -134,12 +137,12 @@ export class HNSWStore extends BaseStore {
       this.cipher = await FileCipher.create(this.encryption);
       removeStaleRamFiles(this.cipher.ramDir);
     }
-    if (config) await this.useEmbeddings(this.wrapEmbeddings(config.embeddings, dir));
+    if (config) await this.useEmbeddings(this.wrapEmbeddings(await embeddingsOf(config), dir));
     const state = new StoreState(config ? (config.fields ?? ["$"]) : null, undefined);
     let needsEncryption = false;
     if (dir) {
       const files = new StoreFiles(dir, this.cipher, this.encryption?.migratePlaintext ?? false);
-      const loaded = files.open(state, this.indexManifest(), this.hnswSettings, this.options.hnsw?.efSearch !== undefined);
+      const loaded = files.open(state, this.indexManifest(), this.hnswSettings, (this.options.hnsw?.efSearch ?? config?.hnsw.efSearch) !== undefined);
       if (loaded.droppedTornTail) this.logger.warn(`langgraph-hnsw-memory: dropped a torn last log record in ${dir} (left by a crash mid-write)`);
       this.seq = loaded.manifest.seq;
       for (const record of loaded.records) this.replay(state, record);
@@ -179,7 +182,8 @@ export class HNSWStore extends BaseStore {
       M: s.M,
       efConstruction: s.efConstruction,
       efSearch: s.efSearch,
-      embedder: this.options.embedderIdentity ?? embedderIdentity(config.embeddings),
+      // Resolved in doOpen before any manifest is needed.
+      embedder: this.options.embedderIdentity ?? embedderIdentity(config.embeddings!),
       fields: config.fields ?? ["$"],
     };
   }
@@ -452,18 +456,17 @@ export class HNSWStore extends BaseStore {
   async reindex(options: ReindexOptions): Promise<void> {
     const state = await this.ensureOpen();
     await this.exclusive(async () => {
-      const { index } = options;
-      if (!index || !Number.isInteger(index.dims) || index.dims <= 0 || !index.embeddings) {
-        throw new InvalidArgumentError("reindex needs { index: { dims, embeddings, fields? } }");
-      }
-      const settings: HnswSettings = this.hnswSettings ? { ...this.hnswSettings, dims: index.dims } : hnswSettingsFor(index.dims, this.options.hnsw);
-      const embeddings = this.wrapEmbeddings(index.embeddings, this.files?.dir);
+      if (!options?.index) throw new InvalidArgumentError("reindex needs { index: { dims, embeddings, fields? } }");
+      const index = checkIndexConfig(options.index, "reindex index");
+      const inner = await embeddingsOf(index);
+      const settings: HnswSettings = this.hnswSettings ? { ...this.hnswSettings, dims: index.dims } : hnswSettingsFor(index.dims, this.options.hnsw, index.hnsw);
+      const embeddings = this.wrapEmbeddings(inner, this.files?.dir);
       const fields = index.fields ?? ["$"];
       let rebuilt: Awaited<ReturnType<typeof buildVectors>>;
       try {
         rebuilt = await buildVectors({ state, embeddings, settings, fields, batchSize: options.batchSize, onProgress: options.onProgress });
       } catch (err) {
-        if (embeddings !== index.embeddings) await (embeddings as CachedEmbeddings).close();
+        if (embeddings !== inner) await (embeddings as CachedEmbeddings).close();
         throw err;
       }
       this.indexConfig = index;
