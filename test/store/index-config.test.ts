@@ -126,3 +126,24 @@ describe("embedders the store accepts", () => {
     expect(() => new CachedEmbeddings({ embeddings: "openai:x" as never })).toThrow(InvalidArgumentError);
   });
 });
+
+describe("index.hnsw (PostgresStore names)", () => {
+  it("m, efConstruction and ef are aliases of hnsw.M, efConstruction and efSearch, recorded in the directory", async () => {
+    const d = dir();
+    const fake = new FakeEmbeddings({ dims: 8 });
+    const store = new HNSWStore({ path: d, index: { dims: 8, embeddings: fake, hnsw: { m: 8, efConstruction: 64, ef: 32 } } });
+    await store.put(["u"], "a", { text: "x" });
+    expect((await store.stats()).efSearch).toBe(32);
+    await store.close();
+    expect(manifest(d).index).toMatchObject({ M: 8, efConstruction: 64, efSearch: 32 });
+  });
+
+  it("the store's own hnsw option wins; bad numbers are refused by name", async () => {
+    const fake = new FakeEmbeddings({ dims: 8 });
+    const store = new HNSWStore({ index: { dims: 8, embeddings: fake, hnsw: { ef: 32 } }, hnsw: { efSearch: 50 } });
+    cleanups.push(() => store.close());
+    await store.put(["u"], "a", { text: "x" });
+    expect((await store.stats()).efSearch).toBe(50);
+    expect(() => new HNSWStore({ index: { dims: 8, embeddings: fake, hnsw: { m: 0 } } })).toThrow(/index\.hnsw\.m must be a positive integer/);
+  });
+});
