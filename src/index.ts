@@ -3,7 +3,7 @@ export * from "./errors.js";
 
 // Store
 export { HNSWStore } from "./store/hnsw/hnsw-store.js";
-export type { HNSWStoreOptions, HnswOptions, HNSWPutOperation, StoreStats } from "./store/hnsw/options.js";
+export type { HNSWStoreOptions, HnswOptions, HNSWPutOperation, HNSWGetOperation, HNSWSearchOperation, StoreStats } from "./store/hnsw/options.js";
 export type { TTLConfig } from "./store/ttl.js";
 export { MAX_VALUE_DEPTH } from "./store/validate-value.js";
 export type { RetrievalMode } from "./store/hnsw/search.js";

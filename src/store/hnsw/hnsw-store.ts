@@ -20,7 +20,7 @@ import { prepareBatch, type PreparedBatch } from "./prepare-batch.js";
 import { listNamespaces } from "./list-namespaces.js";
 import { validateNamespace } from "../namespace.js";
 import { runSearch, type RetrievalMode } from "./search.js";
-import type { HNSWPutOperation, HNSWStoreOptions, StoreStats } from "./options.js";
+import type { HNSWGetOperation, HNSWPutOperation, HNSWSearchOperation, HNSWStoreOptions, StoreStats } from "./options.js";
 import type { IndexManifest } from "./snapshot.js";
 import { StoreFiles } from "./store-files.js";
 import { FileCipher, removeStaleRamFiles, type EncryptionKey, type EncryptionOptions } from "./cipher.js";
@@ -32,6 +32,10 @@ import { buildVectors, type ReindexOptions } from "./reindex.js";
 import type { LogOp, LogRecord } from "./write-ahead-log.js";
 
 const DEFAULT_HNSW = { M: 16, efConstruction: 200, efSearch: 200, initialCapacity: 1024, exactScanThreshold: 2000 };
+
+function checkRefreshTtl(value: unknown): void {
+  if (value !== undefined && typeof value !== "boolean") throw new InvalidArgumentError(`refreshTtl must be a boolean, got ${JSON.stringify(value)}`);
+}
 
 function defined<T extends object>(o: T | undefined): Partial<T> {
   return Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
@@ -231,18 +235,28 @@ export class HNSWStore extends BaseStore {
 
   // ---- BaseStore entry points: validated here, all routed through batch() ----
 
-  override async get(namespace: string[], key: string): Promise<Item | null> {
+  /**
+   * Reads an item. `options.refreshTtl` (as in PostgresStore) overrides
+   * `ttl.refreshOnRead` for this read.
+   */
+  override async get(namespace: string[], key: string, options: { refreshTtl?: boolean } = {}): Promise<Item | null> {
     validateNamespace(namespace);
-    return (await this.batch([{ namespace, key }]))[0];
+    checkRefreshTtl(options.refreshTtl);
+    return (await this.batch([{ namespace, key, refreshTtl: options.refreshTtl } as HNSWGetOperation]))[0];
   }
 
+  /**
+   * Searches under a prefix. `options.refreshTtl` (as in PostgresStore)
+   * overrides `ttl.refreshOnRead` for the items this search returns.
+   */
   override async search(
     namespacePrefix: string[],
-    options: { filter?: Record<string, unknown>; limit?: number; offset?: number; query?: string } = {},
+    options: { filter?: Record<string, unknown>; limit?: number; offset?: number; query?: string; refreshTtl?: boolean } = {},
   ): Promise<SearchItem[]> {
     validateNamespace(namespacePrefix, { what: "namespace prefix" });
-    const { filter, limit = 10, offset = 0, query } = options;
-    return (await this.batch([{ namespacePrefix, filter, limit, offset, query }]))[0];
+    checkRefreshTtl(options.refreshTtl);
+    const { filter, limit = 10, offset = 0, query, refreshTtl } = options;
+    return (await this.batch([{ namespacePrefix, filter, limit, offset, query, refreshTtl } as HNSWSearchOperation]))[0];
   }
 
   /**
@@ -300,9 +314,9 @@ export class HNSWStore extends BaseStore {
 
   private apply(state: StoreState, operations: Operation[], prepared: PreparedBatch, now: number): unknown[] {
     const touched: LogOp[] = [];
-    const refresh = this.options.ttl?.refreshOnRead !== false;
-    const touch = (item: { namespace: string[]; key: string; ttl?: number; expiresAt?: number }) => {
-      if (!refresh || item.ttl === undefined) return;
+    const storeRefresh = this.options.ttl?.refreshOnRead !== false;
+    const touch = (item: { namespace: string[]; key: string; ttl?: number; expiresAt?: number }, refreshTtl: boolean | undefined) => {
+      if (!(refreshTtl ?? storeRefresh) || item.ttl === undefined) return;
       item.expiresAt = now + item.ttl * 60_000;
       touched.push({ t: "touch", ns: item.namespace, key: item.key, exp: item.expiresAt });
     };
@@ -315,7 +329,7 @@ export class HNSWStore extends BaseStore {
           { now, retrieval: this.retrieval, exactScanThreshold: this.options.hnsw?.exactScanThreshold ?? DEFAULT_HNSW.exactScanThreshold },
         );
         return ranked.map(({ item, score }) => {
-          touch(item);
+          touch(item, (s as HNSWSearchOperation).refreshTtl);
           const out: SearchItem = toItem(item);
           if (score !== undefined) out.score = score;
           return out;
@@ -331,7 +345,7 @@ export class HNSWStore extends BaseStore {
         const g = op as GetOperation;
         const item = state.items.get(g.namespace, g.key);
         if (!item || (item.expiresAt !== undefined && item.expiresAt <= now)) return null;
-        touch(item);
+        touch(item, (g as HNSWGetOperation).refreshTtl);
         return toItem(item);
       }
       return listNamespaces(state.items, op as ListNamespacesOperation, now);

@@ -1,5 +1,5 @@
 import type { EncryptionOptions } from "./cipher.js";
-import type { PutOperation } from "@langchain/langgraph-checkpoint";
+import type { GetOperation, PutOperation, SearchOperation } from "@langchain/langgraph-checkpoint";
 import type { StoreIndexConfig } from "../index-config.js";
 import type { RetrievalMode } from "./search.js";
 import type { TTLConfig } from "../ttl.js";
@@ -131,4 +131,22 @@ export interface StoreStats {
   logBytes: number;
   /** Size of each file in the directory. */
   files: Record<string, number>;
+}
+
+/** A get with PostgresStore's per-call `refreshTtl` (overrides the store's `ttl.refreshOnRead`). */
+export interface HNSWGetOperation extends GetOperation {
+  /**
+   * Whether this read restarts the item's TTL.
+   * @default the store's `ttl.refreshOnRead`
+   */
+  refreshTtl?: boolean;
+}
+
+/** A search with PostgresStore's per-call `refreshTtl` (overrides the store's `ttl.refreshOnRead`). */
+export interface HNSWSearchOperation extends SearchOperation {
+  /**
+   * Whether this search restarts the TTL of the items it returns.
+   * @default the store's `ttl.refreshOnRead`
+   */
+  refreshTtl?: boolean;
 }
