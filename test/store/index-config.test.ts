@@ -5,6 +5,7 @@ import { OpenAIEmbeddings } from "@langchain/openai";
 import {
   CachedEmbeddings,
   HNSWStore,
+  IncompatibleStoreError,
   InvalidArgumentError,
   MissingPeerDependencyError,
   resolveEmbeddings,
@@ -145,5 +146,30 @@ describe("index.hnsw (PostgresStore names)", () => {
     await store.put(["u"], "a", { text: "x" });
     expect((await store.stats()).efSearch).toBe(50);
     expect(() => new HNSWStore({ index: { dims: 8, embeddings: fake, hnsw: { m: 0 } } })).toThrow(/index\.hnsw\.m must be a positive integer/);
+  });
+});
+
+describe("index.fields on reopen", () => {
+  it("changed fields are refused like dims, pointing to reindex(); the same fields (or reindex) open fine", async () => {
+    const d = dir();
+    const fake = new FakeEmbeddings({ dims: 8 });
+    const first = new HNSWStore({ path: d, index: { dims: 8, embeddings: fake, fields: ["text"] } });
+    await first.put(["u"], "a", { text: "green tea", note: "x" });
+    await first.close();
+    const changed = new HNSWStore({ path: d, index: { dims: 8, embeddings: fake, fields: ["note"] } });
+    const err = await changed.open().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(IncompatibleStoreError);
+    expect((err as Error).message).toMatch(/\["text"\].*\["note"\].*reindex/);
+    await changed.close();
+    const defaulted = new HNSWStore({ path: d, index: { dims: 8, embeddings: fake } });
+    await expect(defaulted.open()).rejects.toThrow(IncompatibleStoreError);
+    await defaulted.close();
+    const same = new HNSWStore({ path: d, index: { dims: 8, embeddings: fake, fields: ["text"] } });
+    expect((await same.get(["u"], "a"))!.value).toMatchObject({ text: "green tea" });
+    await same.reindex({ index: { dims: 8, embeddings: fake, fields: ["note"] } });
+    await same.close();
+    const after = new HNSWStore({ path: d, index: { dims: 8, embeddings: fake, fields: ["note"] } });
+    cleanups.push(() => after.close());
+    expect(await after.get(["u"], "a")).not.toBeNull();
   });
 });
