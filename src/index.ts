@@ -32,7 +32,7 @@ export { resolveStore, underlyingStore } from "./scope/resolve-store.js";
 export { waitForPendingWrites } from "./scope/pending-writes.js";
 export { runValue, AUTH_USER_PLACEHOLDER, type RunValueSource } from "./scope/run-values.js";
 export { memoryNamespace, type NamespaceValues } from "./scope/memory-namespace.js";
-export { forgetUser, type ForgetUserResult } from "./scope/forget-user.js";
+export { forgetUser, type ForgetUserOptions, type ForgetUserResult } from "./scope/forget-user.js";
 export { recallMemoryContext, type RecallMemoryContextOptions, type RecalledMemoryContext } from "./graph/recall-context.js";
 export type { RecallOptions } from "./graph/recall.js";
 export { callModel, type CallModelOptions, type MemoryMode, type MessagesState } from "./graph/call-model.js";
