@@ -22,7 +22,9 @@ export interface IndexHnswConfig {
 }
 
 /**
- * A store's semantic index: InMemoryStore's `IndexConfig` (`{ dims,
+ * A store's semantic index (shared by every store of this package: the
+ * PostgreSQL store should take the same type and normalise it with
+ * {@link checkIndexConfig} and {@link embeddingsOf}): InMemoryStore's `IndexConfig` (`{ dims,
  * embeddings, fields }`), plus the names LangGraph's PostgresStore and
  * `langgraph.json` use (`embed`, `hnsw: { m, efConstruction, ef }`).
  */
