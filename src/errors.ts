@@ -158,3 +158,18 @@ export class CancelledError extends MemoryError {}
  * item count or content checksum than the source had.
  */
 export class MigrationVerificationError extends MemoryError {}
+
+/**
+ * An optional peer package that a feature needs is not installed (for
+ * example `@langchain/openai` for `embed: "openai:text-embedding-3-small"`).
+ * The message names the package and the `npm install` line.
+ */
+export class MissingPeerDependencyError extends MemoryError {
+  constructor(
+    /** The package that could not be loaded. */
+    readonly packageName: string,
+    feature: string,
+  ) {
+    super(`The '${packageName}' package is required to use ${feature}. Install it with: npm install ${packageName}`);
+  }
+}

@@ -3,7 +3,7 @@ export * from "./errors.js";
 
 // Store
 export { HNSWStore } from "./store/hnsw/hnsw-store.js";
-export type { DeleteNamespaceOptions, HNSWStoreOptions, HnswOptions, HNSWPutOperation, StoreStats } from "./store/hnsw/options.js";
+export type { DeleteNamespaceOptions, HNSWStoreOptions, HnswOptions, HNSWPutOperation, HNSWGetOperation, HNSWSearchOperation, StoreStats } from "./store/hnsw/options.js";
 export type { TTLConfig } from "./store/ttl.js";
 export { MAX_VALUE_DEPTH } from "./store/validate-value.js";
 export type { RetrievalMode } from "./store/hnsw/search.js";
@@ -26,6 +26,15 @@ export {
 export { UniversalSentenceEncoderEmbeddings, type UniversalSentenceEncoderEmbeddingsOptions } from "./embeddings/universal-sentence-encoder.js";
 export { CachedEmbeddings, type CachedEmbeddingsOptions, type CacheStats } from "./embeddings/cached-embeddings.js";
 export { embedderIdentity, type IdentifiedEmbeddings } from "./embeddings/identity.js";
+export {
+  resolveEmbeddings,
+  toEmbeddings,
+  type EmbeddingsLike,
+  type EmbeddingsFunc,
+  type EmbeddingsInterfaceLike,
+  type ResolveEmbeddingsOptions,
+} from "./embeddings/resolve-embeddings.js";
+export type { StoreIndexConfig, IndexHnswConfig } from "./store/index-config.js";
 export { KeywordIndex, type KeywordHit, type KeywordIndexOptions, type KeywordSearchOptions } from "./embeddings/keyword-index.js";
 export { hybridRank, keywordSignals, type RankedHit, type HybridRankOptions } from "./embeddings/fusion.js";
 export { tokenize } from "./embeddings/tokenize.js";
@@ -36,7 +45,7 @@ export { resolveStore, underlyingStore } from "./scope/resolve-store.js";
 export { waitForPendingWrites } from "./scope/pending-writes.js";
 export { runValue, AUTH_USER_PLACEHOLDER, type RunValueSource } from "./scope/run-values.js";
 export { memoryNamespace, type NamespaceValues } from "./scope/memory-namespace.js";
-export { forgetUser, type ForgetUserResult } from "./scope/forget-user.js";
+export { forgetUser, type ForgetUserOptions, type ForgetUserResult } from "./scope/forget-user.js";
 export { recallMemoryContext, type RecallMemoryContextOptions, type RecalledMemoryContext } from "./graph/recall-context.js";
 export type { RecallOptions } from "./graph/recall.js";
 export { callModel, type CallModelOptions, type MemoryMode, type MessagesState } from "./graph/call-model.js";

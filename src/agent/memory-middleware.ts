@@ -4,16 +4,20 @@ import { isGraphBubbleUp } from "@langchain/langgraph";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { createMiddleware, MiddlewareError, ToolInvocationError } from "langchain";
 import { z } from "zod";
+import { checkEpisodeOptions, episodeTemplate, episodeTools, preloadEpisodeSection, type EpisodeMemoryOptions } from "../episodes/options.js";
+import { writeEpisodes } from "../episodes/write-episodes.js";
 import { InvalidArgumentError } from "../errors.js";
 import type { MemoryExtractor } from "../extract/extractor.js";
 import { checkMode, latestHumanText, postloads, preloads, type CallModelOptions, type MemoryMode } from "../graph/call-model.js";
 import { isFatalMemoryError } from "../graph/memory-tool-node.js";
 import { validateRecallOptions } from "../graph/recall.js";
 import { recallMemoryContext } from "../graph/recall-context.js";
+import { estimateTokens, MEMORY_CONTEXT_HEADER, MEMORY_CONTEXT_PREAMBLE } from "../graph/format-memories.js";
 import { createMemoryTools, type MemoryToolsOptions } from "../graph/tools.js";
 import { writeMemory, type WriteMemoryOptions } from "../graph/write-memory.js";
 import { checkTemplate } from "../scope/check-template.js";
 import { resolveNamespace, templateKeys, type NamespaceTemplate } from "../scope/namespace-template.js";
+import { resolveStore } from "../scope/resolve-store.js";
 import { AUTH_USER_PLACEHOLDER } from "../scope/run-values.js";
 import { withMemoryBlock } from "./system-message.js";
 
@@ -51,6 +55,15 @@ export interface MemoryMiddlewareOptions
    * @default undefined (no extraction)
    */
   extract?: MemoryExtractor | Omit<WriteMemoryOptions, "namespace" | "store">;
+  /**
+   * Episodic memory (past conversation turns), as in `callModel`/`withMemory`:
+   * in preload modes the relevant past turns join the memory block (within
+   * `maxTokens`); in postload modes the model gets `search_conversations`;
+   * and after the agent (`afterAgent`) the thread's new turns are recorded
+   * (`recordEpisodes`, keyed by `thread_id`) unless `record: false`.
+   * @default undefined (no episodes)
+   */
+  episodes?: EpisodeMemoryOptions;
   /**
    * In postload/both modes the middleware wraps tool calls, and langchain
    * then stops turning tool exceptions into messages. With `true`, errors of
@@ -103,6 +116,9 @@ function runConfig(runtime: RuntimeLike): LangGraphRunnableConfig {
  *   of becoming a message for the model (`wrapToolCall`).
  * - **extraction** (`afterAgent`): hands the thread to a `MemoryExtractor`,
  *   inline or debounced, as `writeMemory` does.
+ * - **episodes** (option `episodes`): past turns in the preload block, the
+ *   `search_conversations` tool in postload, and the thread's new turns
+ *   recorded after the agent.
  *
  * A run without the namespace's values (e.g. no `user_id`) fails in
  * `beforeAgent` with `MissingConfigError`, before the model is called.
@@ -125,14 +141,26 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions) {
   const mode = checkMode(options.mode ?? "preload");
   checkTemplate(options.namespace);
   validateRecallOptions(options);
+  checkEpisodeOptions(options.episodes);
+  const episodes = options.episodes;
   const handleToolErrors = options.handleToolErrors ?? true;
   const template = options.namespace;
-  const tools = postloads(mode) ? createMemoryTools({ ...options.memoryTools, namespace: template, store: options.store }) : [];
+  const tools = postloads(mode)
+    ? [...createMemoryTools({ ...options.memoryTools, namespace: template, store: options.store }), ...episodeTools(episodes, options.store)]
+    : [];
   const writeOptions = toWriteOptions(options.extract);
-  const write = writeOptions?.extractor ? writeMemory({ ...writeOptions, namespace: template, store: options.store }) : undefined;
+  const writeFacts = writeOptions?.extractor ? writeMemory({ ...writeOptions, namespace: template, store: options.store }) : undefined;
+  const recordTurns =
+    episodes && episodes.record !== false
+      ? writeEpisodes({ namespace: episodeTemplate(episodes), store: options.store, speakers: episodes.speakers })
+      : undefined;
 
   // Middleware hooks only see the context keys their contextSchema names.
-  const contextKeys = [...templateKeys(template), ...templateKeys(options.memoryTools?.sharedNamespace ?? [])].filter((k) => k !== AUTH_USER_PLACEHOLDER);
+  const contextKeys = [
+    ...templateKeys(template),
+    ...templateKeys(options.memoryTools?.sharedNamespace ?? []),
+    ...(episodes ? templateKeys(episodeTemplate(episodes)) : []),
+  ].filter((k, i, all) => k !== AUTH_USER_PLACEHOLDER && all.indexOf(k) === i);
   const contextSchema = z.object(Object.fromEntries(contextKeys.map((k) => [k, z.unknown().optional()])));
 
   const checkStore = (runtime: RuntimeLike) => {
@@ -148,6 +176,7 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions) {
     beforeAgent: async (_state, runtime) => {
       // Fail the run before any model call when the namespace cannot be filled.
       resolveNamespace(template, runConfig(runtime as RuntimeLike));
+      if (episodes) resolveNamespace(episodeTemplate(episodes), runConfig(runtime as RuntimeLike));
       checkStore(runtime as RuntimeLike);
       return undefined;
     },
@@ -156,7 +185,7 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions) {
       const config = runConfig(request.runtime as RuntimeLike);
       const state = { messages: request.messages as BaseMessage[] };
       const query = options.queryBuilder ? await options.queryBuilder(state, config) : latestHumanText(state.messages);
-      const { block } = await recallMemoryContext({
+      let { block } = await recallMemoryContext({
         namespace: template,
         store: options.store,
         config,
@@ -168,6 +197,15 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions) {
         maxTokens: options.maxTokens,
         withKeys: mode === "both",
       });
+      if (episodes) {
+        const base = block ?? `${MEMORY_CONTEXT_HEADER}\n${MEMORY_CONTEXT_PREAMBLE}`;
+        const budget = options.maxTokens === undefined ? undefined : options.maxTokens - estimateTokens(base);
+        const section = await preloadEpisodeSection(resolveStore(options.store, config), resolveNamespace(episodeTemplate(episodes), config), query, {
+          limit: episodes.preloadLimit,
+          budget,
+        });
+        if (section) block = `${base}\n${section}`;
+      }
       if (!block) return handler(request);
       return handler({ ...request, systemMessage: withMemoryBlock(request.systemMessage, block) });
     },
@@ -184,11 +222,14 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions) {
           }
         }
       : undefined,
-    afterAgent: write
-      ? async (state, runtime) => {
-          await write({ messages: state.messages }, runConfig(runtime as RuntimeLike));
-          return undefined;
-        }
-      : undefined,
+    afterAgent:
+      writeFacts || recordTurns
+        ? async (state, runtime) => {
+            const config = runConfig(runtime as RuntimeLike);
+            await recordTurns?.({ messages: state.messages }, config);
+            await writeFacts?.({ messages: state.messages }, config);
+            return undefined;
+          }
+        : undefined,
   });
 }

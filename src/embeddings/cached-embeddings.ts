@@ -5,12 +5,17 @@ import zlib from "node:zlib";
 import { Embeddings } from "@langchain/core/embeddings";
 import { EmbeddingError, IncompatibleStoreError, InvalidArgumentError, StoreClosedError } from "../errors.js";
 import { embedderIdentity } from "./identity.js";
+import { isEmbeddingsLike, toEmbeddings, type EmbeddingsFunc, type EmbeddingsInterfaceLike } from "./resolve-embeddings.js";
 import { decodeVector, encodeVector } from "./vector-codec.js";
 
 /** Options for {@link CachedEmbeddings}. */
 export interface CachedEmbeddingsOptions {
-  /** The embedder whose vectors are cached. */
-  embeddings: Embeddings;
+  /**
+   * The embedder whose vectors are cached: any object with `embedDocuments`
+   * and `embedQuery` (not necessarily from this copy of `@langchain/core`),
+   * or a function `(texts) => Promise<number[][]>`.
+   */
+  embeddings: EmbeddingsInterfaceLike | EmbeddingsFunc;
   /**
    * A JSON-lines file that keeps the cache across restarts (for a store, in
    * its directory). Loaded on first use; new vectors are appended and
@@ -116,8 +121,10 @@ export class CachedEmbeddings extends Embeddings {
 
   constructor(options: CachedEmbeddingsOptions) {
     super({});
-    if (!options || !(options.embeddings instanceof Embeddings)) {
-      throw new InvalidArgumentError("CachedEmbeddings needs { embeddings }, a LangChain Embeddings instance");
+    if (!options || (typeof options.embeddings !== "function" && !isEmbeddingsLike(options.embeddings)) || typeof options.embeddings === "string") {
+      throw new InvalidArgumentError(
+        "CachedEmbeddings needs { embeddings }: an object with embedDocuments and embedQuery, or a function (texts) => Promise<number[][]>",
+      );
     }
     if (options.file !== undefined && (typeof options.file !== "string" || options.file === "")) {
       throw new InvalidArgumentError(`CachedEmbeddings file must be a non-empty path, got ${JSON.stringify(options.file)}`);
@@ -126,7 +133,7 @@ export class CachedEmbeddings extends Embeddings {
     if (!Number.isInteger(maxEntries) || maxEntries < 1) {
       throw new InvalidArgumentError(`CachedEmbeddings maxEntries must be an integer >= 1, got ${String(options.maxEntries)}`);
     }
-    this.inner = options.embeddings;
+    this.inner = toEmbeddings(options.embeddings);
     this.file = options.file;
     this.maxEntries = maxEntries;
     this.identity = embedderIdentity(this.inner);

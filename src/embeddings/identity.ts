@@ -1,4 +1,3 @@
-import type { Embeddings } from "@langchain/core/embeddings";
 
 /**
  * An embedder that states its own identity, for wrappers such as
@@ -23,7 +22,7 @@ function hasOwnIdentity(e: unknown): e is IdentifiedEmbeddings {
  * `modelName`; a numeric `dimensions` field (OpenAI's text-embedding-3
  * models can shorten their output) is appended as `@<dimensions>`.
  */
-export function embedderIdentity(embeddings: Embeddings): string {
+export function embedderIdentity(embeddings: object): string {
   if (hasOwnIdentity(embeddings)) return embeddings.embedderIdentity();
   const fields = embeddings as unknown as { model?: unknown; modelName?: unknown; dimensions?: unknown };
   const model =

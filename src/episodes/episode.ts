@@ -1,4 +1,5 @@
 import type { Item } from "@langchain/langgraph-checkpoint";
+import { EPISODE_CURSOR_ROOT } from "../store/hidden-namespaces.js";
 
 /**
  * The default namespace template for episodes: one namespace per user,
@@ -12,7 +13,7 @@ export const EPISODE_NAMESPACE = ["episodes", "{user_id}"] as const;
  * `["episode_cursors", "episodes", "42"]`, outside the episodes' prefix, so
  * that searches never return it. Cursors are stored with `index: false`.
  */
-export const EPISODE_CURSOR_ROOT = "episode_cursors";
+export { EPISODE_CURSOR_ROOT };
 
 /**
  * The value fields embedded and keyword-indexed for a turn (passed as `put`'s

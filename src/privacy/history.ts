@@ -1,4 +1,5 @@
 import type { BaseStore, Item, PutOperation } from "@langchain/langgraph-checkpoint";
+import { HISTORY_NAMESPACE_ROOT } from "../store/hidden-namespaces.js";
 import { InvalidArgumentError } from "../errors.js";
 
 /**
@@ -6,7 +7,7 @@ import { InvalidArgumentError } from "../errors.js";
  * `["users", "42"]`/`k` live in `["memory_history", "users", "42"]`, outside
  * the user's prefix (recall never returns them) and never embedded.
  */
-export const HISTORY_NAMESPACE_ROOT = "memory_history";
+export { HISTORY_NAMESPACE_ROOT };
 
 /** One previous version of a memory. */
 export interface MemoryVersion {

@@ -1,5 +1,5 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
-import { CURSOR_NAMESPACE_ROOT } from "../store/hidden-namespaces.js";
+import { CURSOR_NAMESPACE_ROOT, EPISODE_CURSOR_ROOT, HISTORY_NAMESPACE_ROOT } from "../store/hidden-namespaces.js";
 import { memoryNamespace, type NamespaceValues } from "./memory-namespace.js";
 import type { NamespaceTemplate } from "./namespace-template.js";
 import { waitForPendingWrites } from "./pending-writes.js";
@@ -13,6 +13,25 @@ export interface ForgetUserResult {
   memories: number;
   /** Extraction cursors deleted (items under `["memory_cursors", ...namespace]`). */
   cursors: number;
+  /** Kept versions deleted (under `["memory_history", ...]` of the memory and episode namespaces). */
+  history: number;
+  /** The user's episode namespace, when `options.episodes` was given. */
+  episodeNamespace?: string[];
+  /** Episodes (conversation turns) deleted; 0 without `options.episodes`. */
+  episodes: number;
+  /** Episode cursors deleted (under `["episode_cursors", ...episodeNamespace]`); 0 without `options.episodes`. */
+  episodeCursors: number;
+}
+
+/** Options for {@link forgetUser}. */
+export interface ForgetUserOptions {
+  /**
+   * The episode namespace template (e.g. `["episodes", "{user_id}"]`, filled
+   * from the same values): the user's episodes, episode cursors and their
+   * kept versions are deleted too.
+   * @default undefined (episodes are left alone)
+   */
+  episodes?: NamespaceTemplate;
 }
 
 /** Items read per round when a store has no `deleteNamespace`. */
@@ -33,21 +52,41 @@ async function deleteUnder(store: BaseStore, prefix: string[]): Promise<number> 
 
 /**
  * "Forget this person": deletes everything stored under the user's namespace
- * AND the extractor's cursors for it, on any `BaseStore`. Background
+ * AND the extractor's cursors and kept versions (`memory_history`) for it,
+ * and with `options.episodes` the user's episodes, episode cursors and their
+ * kept versions, on any `BaseStore`. (`erasePerson` from the privacy
+ * helpers does the same from resolved prefixes and also unlinks audit
+ * entries.) Background
  * extractions for that namespace are run to completion first, so none lands
  * after the delete. On `HNSWStore`, call `compact()` afterwards for the
  * deleted texts and vectors to leave the disk at once.
  *
  * @example
  * ```ts
- * await forgetUser(store, ["users", "{user_id}"], { user_id: "alice@example.com" });
+ * await forgetUser(store, ["users", "{user_id}"], { user_id: "alice@example.com" }, { episodes: ["episodes", "{user_id}"] });
  * ```
  */
-export async function forgetUser(store: BaseStore, template: NamespaceTemplate, values: NamespaceValues): Promise<ForgetUserResult> {
+export async function forgetUser(
+  store: BaseStore,
+  template: NamespaceTemplate,
+  values: NamespaceValues,
+  options: ForgetUserOptions = {},
+): Promise<ForgetUserResult> {
   const namespace = memoryNamespace(template, values);
+  // Resolve everything before deleting anything, so a missing value deletes nothing.
+  const episodeNamespace = options.episodes ? memoryNamespace(options.episodes, values) : undefined;
   const real = underlyingStore(store);
   await waitForPendingWrites(real, namespace);
+  if (episodeNamespace) await waitForPendingWrites(real, episodeNamespace);
   const memories = await deleteUnder(real, namespace);
   const cursors = await deleteUnder(real, [CURSOR_NAMESPACE_ROOT, ...namespace]);
-  return { namespace, memories, cursors };
+  let history = await deleteUnder(real, [HISTORY_NAMESPACE_ROOT, ...namespace]);
+  let episodes = 0;
+  let episodeCursors = 0;
+  if (episodeNamespace) {
+    episodes = await deleteUnder(real, episodeNamespace);
+    episodeCursors = await deleteUnder(real, [EPISODE_CURSOR_ROOT, ...episodeNamespace]);
+    history += await deleteUnder(real, [HISTORY_NAMESPACE_ROOT, ...episodeNamespace]);
+  }
+  return { namespace, memories, cursors, history, ...(episodeNamespace ? { episodeNamespace } : {}), episodes, episodeCursors };
 }

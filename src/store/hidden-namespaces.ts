@@ -8,13 +8,26 @@ import type { MatchCondition } from "@langchain/langgraph-checkpoint";
  */
 export const CURSOR_NAMESPACE_ROOT = "memory_cursors";
 
+/**
+ * The root label of the namespaces where replaced and deleted memory
+ * versions are kept (`["memory_history", ...namespace]`, see `listHistory`).
+ */
+export const HISTORY_NAMESPACE_ROOT = "memory_history";
+
+/**
+ * The root label of the namespaces where episode recording keeps its
+ * per-thread cursors (`["episode_cursors", ...episodeNamespace]`).
+ */
+export const EPISODE_CURSOR_ROOT = "episode_cursors";
+
 /** Roots of the package's bookkeeping namespaces, left out of `listNamespaces()` unless asked for. */
-export const HIDDEN_NAMESPACE_ROOTS: readonly string[] = [CURSOR_NAMESPACE_ROOT];
+export const HIDDEN_NAMESPACE_ROOTS: readonly string[] = [CURSOR_NAMESPACE_ROOT, HISTORY_NAMESPACE_ROOT, EPISODE_CURSOR_ROOT];
 
 /**
  * Whether `listNamespaces` should leave `namespace` out: it is bookkeeping
  * (see {@link HIDDEN_NAMESPACE_ROOTS}) and no prefix condition names its root
- * explicitly. `listNamespaces({ prefix: ["memory_cursors"] })` still lists them.
+ * explicitly. `listNamespaces({ prefix: ["memory_cursors"] })` (or `"memory_history"`,
+ * `"episode_cursors"`) still lists them.
  */
 export function hiddenFromListing(namespace: readonly string[], conditions: readonly MatchCondition[] | undefined): boolean {
   const root = namespace[0];

@@ -56,7 +56,7 @@ describe.each(storeFactories())("forgetUser and hidden cursors over $name", (fac
     expect(await c.store.get(["memory_cursors", ...alice], "t1")).not.toBeNull();
 
     const result = await forgetUser(c.store, NS, { user_id: ALICE });
-    expect(result).toEqual({ namespace: alice, memories: 1, cursors: 1 });
+    expect(result).toEqual({ namespace: alice, memories: 1, cursors: 1, history: 0, episodes: 0, episodeCursors: 0 });
     expect(await c.store.search(alice, { limit: 10 })).toHaveLength(0);
     expect(await c.store.get(["memory_cursors", ...alice], "t1")).toBeNull();
     expect(await c.store.search(["users", "bob"], { limit: 10 })).toHaveLength(1);

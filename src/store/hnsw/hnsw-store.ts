@@ -3,7 +3,6 @@ import type { Embeddings } from "@langchain/core/embeddings";
 import {
   BaseStore,
   type GetOperation,
-  type IndexConfig,
   type Item,
   type ListNamespacesOperation,
   type Operation,
@@ -16,11 +15,12 @@ import { CachedEmbeddings } from "../../embeddings/cached-embeddings.js";
 import { embedderIdentity } from "../../embeddings/identity.js";
 import { EmbedderRequiredError, InvalidArgumentError, StoreClosedError } from "../../errors.js";
 import { extractFieldTexts } from "../fields.js";
+import { checkIndexConfig, embeddingsOf, type CheckedIndexConfig } from "../index-config.js";
 import { prepareBatch, type PreparedBatch } from "./prepare-batch.js";
 import { listNamespaces } from "./list-namespaces.js";
 import { validateNamespace } from "../namespace.js";
 import { runSearch, type RetrievalMode } from "./search.js";
-import type { DeleteNamespaceOptions, HNSWPutOperation, HNSWStoreOptions, StoreStats } from "./options.js";
+import type { DeleteNamespaceOptions, HNSWGetOperation, HNSWPutOperation, HNSWSearchOperation, HNSWStoreOptions, StoreStats } from "./options.js";
 import { readManifest, type IndexManifest } from "./snapshot.js";
 import { StoreFiles } from "./store-files.js";
 import { FileCipher, removeStaleRamFiles, type EncryptionKey, type EncryptionOptions } from "./cipher.js";
@@ -39,9 +39,20 @@ const APPLY_SLICE_MS = 20;
 
 const DEFAULT_HNSW = { M: 16, efConstruction: 200, efSearch: 200, initialCapacity: 1024, exactScanThreshold: 2000 };
 
-/** The vector index settings for `dims`, from the caller's `hnsw` options and the defaults. */
-function hnswSettingsFor(dims: number, options: HNSWStoreOptions["hnsw"]): HnswSettings {
-  const h = { ...DEFAULT_HNSW, ...options };
+function checkRefreshTtl(value: unknown): void {
+  if (value !== undefined && typeof value !== "boolean") throw new InvalidArgumentError(`refreshTtl must be a boolean, got ${JSON.stringify(value)}`);
+}
+
+function defined<T extends object>(o: T | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * The vector index settings for `dims`, from the caller's `hnsw` options,
+ * then `index.hnsw` (PostgresStore names, already mapped), then the defaults.
+ */
+function hnswSettingsFor(dims: number, options: HNSWStoreOptions["hnsw"], fromIndex?: CheckedIndexConfig["hnsw"]): HnswSettings {
+  const h = { ...DEFAULT_HNSW, ...defined(fromIndex), ...defined(options) };
   return { space: "cosine", dims, M: h.M, efConstruction: h.efConstruction, efSearch: h.efSearch, initialCapacity: h.initialCapacity, seed: 100 };
 }
 
@@ -75,7 +86,7 @@ export class HNSWStore extends BaseStore {
   private readonly clock: () => number;
   private readonly logger: Pick<Console, "warn">;
   private hnswSettings?: HnswSettings;
-  private indexConfig?: IndexConfig;
+  private indexConfig?: CheckedIndexConfig;
   /** The directory's index, kept as recorded when opened `withoutEmbedder`. */
   private storedIndex?: IndexManifest;
   private embeddings?: Embeddings;
@@ -98,11 +109,7 @@ export class HNSWStore extends BaseStore {
   constructor(options: HNSWStoreOptions = {}) {
     super();
     validateTtlConfig(options.ttl);
-    if (options.index) {
-      const { dims } = options.index;
-      if (!Number.isInteger(dims) || dims <= 0) throw new InvalidArgumentError(`index.dims must be a positive integer, got ${JSON.stringify(dims)}`);
-      if (!options.index.embeddings) throw new InvalidArgumentError("index.embeddings is required when index is set");
-    }
+    const index = options.index ? checkIndexConfig(options.index) : undefined;
     if (options.retrieval && !["vector", "keyword", "hybrid"].includes(options.retrieval)) {
       throw new InvalidArgumentError(`retrieval must be "vector", "keyword" or "hybrid", got ${JSON.stringify(options.retrieval)}`);
     }
@@ -110,8 +117,8 @@ export class HNSWStore extends BaseStore {
     this.encryption = options.encryption ? { ...options.encryption } : undefined;
     this.clock = options.clock ?? Date.now;
     this.logger = options.logger ?? console;
-    this.indexConfig = options.index;
-    if (options.index) this.hnswSettings = hnswSettingsFor(options.index.dims, options.hnsw);
+    this.indexConfig = index;
+    if (index) this.hnswSettings = hnswSettingsFor(index.dims, options.hnsw, index.hnsw);
   }
 
   /** The directory, or undefined for an in-memory store. */
@@ -147,7 +154,7 @@ export class HNSWStore extends BaseStore {
       this.cipher = await FileCipher.create(this.encryption);
       removeStaleRamFiles(this.cipher.ramDir);
     }
-    if (config) await this.useEmbeddings(this.wrapEmbeddings(config.embeddings, dir));
+    if (config) await this.useEmbeddings(this.wrapEmbeddings(await embeddingsOf(config), dir));
     if (!config && dir && this.options.withoutEmbedder) {
       const stored = readManifest(dir)?.index ?? undefined;
       this.storedIndex = stored;
@@ -157,7 +164,7 @@ export class HNSWStore extends BaseStore {
     let needsEncryption = false;
     if (dir) {
       const files = new StoreFiles(dir, this.cipher, this.encryption?.migratePlaintext ?? false);
-      const loaded = files.open(state, this.indexManifest(), this.hnswSettings, this.options.hnsw?.efSearch !== undefined);
+      const loaded = files.open(state, this.indexManifest(), this.hnswSettings, (this.options.hnsw?.efSearch ?? config?.hnsw.efSearch) !== undefined);
       if (loaded.droppedTornTail) this.logger.warn(`langgraph-hnsw-memory: dropped a torn last log record in ${dir} (left by a crash mid-write)`);
       this.seq = loaded.manifest.seq;
       for (const record of loaded.records) this.replay(state, record);
@@ -206,7 +213,8 @@ export class HNSWStore extends BaseStore {
       M: s.M,
       efConstruction: s.efConstruction,
       efSearch: s.efSearch,
-      embedder: this.options.embedderIdentity ?? embedderIdentity(config.embeddings),
+      // Resolved in doOpen before any manifest is needed.
+      embedder: this.options.embedderIdentity ?? embedderIdentity(config.embeddings!),
       fields: config.fields ?? ["$"],
     };
   }
@@ -280,18 +288,28 @@ export class HNSWStore extends BaseStore {
 
   // ---- BaseStore entry points: validated here, all routed through batch() ----
 
-  override async get(namespace: string[], key: string): Promise<Item | null> {
+  /**
+   * Reads an item. `options.refreshTtl` (as in PostgresStore) overrides
+   * `ttl.refreshOnRead` for this read.
+   */
+  override async get(namespace: string[], key: string, options: { refreshTtl?: boolean } = {}): Promise<Item | null> {
     validateNamespace(namespace);
-    return (await this.batch([{ namespace, key }]))[0];
+    checkRefreshTtl(options.refreshTtl);
+    return (await this.batch([{ namespace, key, refreshTtl: options.refreshTtl } as HNSWGetOperation]))[0];
   }
 
+  /**
+   * Searches under a prefix. `options.refreshTtl` (as in PostgresStore)
+   * overrides `ttl.refreshOnRead` for the items this search returns.
+   */
   override async search(
     namespacePrefix: string[],
-    options: { filter?: Record<string, unknown>; limit?: number; offset?: number; query?: string } = {},
+    options: { filter?: Record<string, unknown>; limit?: number; offset?: number; query?: string; refreshTtl?: boolean } = {},
   ): Promise<SearchItem[]> {
     validateNamespace(namespacePrefix, { what: "namespace prefix" });
-    const { filter, limit = 10, offset = 0, query } = options;
-    return (await this.batch([{ namespacePrefix, filter, limit, offset, query }]))[0];
+    checkRefreshTtl(options.refreshTtl);
+    const { filter, limit = 10, offset = 0, query, refreshTtl } = options;
+    return (await this.batch([{ namespacePrefix, filter, limit, offset, query, refreshTtl } as HNSWSearchOperation]))[0];
   }
 
   /**
@@ -368,9 +386,9 @@ export class HNSWStore extends BaseStore {
    */
   private async apply(state: StoreState, operations: Operation[], prepared: PreparedBatch, now: number): Promise<unknown[]> {
     const touched: LogOp[] = [];
-    const refresh = this.options.ttl?.refreshOnRead !== false;
-    const touch = (item: { namespace: string[]; key: string; ttl?: number; expiresAt?: number }) => {
-      if (!refresh || item.ttl === undefined) return;
+    const storeRefresh = this.options.ttl?.refreshOnRead !== false;
+    const touch = (item: { namespace: string[]; key: string; ttl?: number; expiresAt?: number }, refreshTtl: boolean | undefined) => {
+      if (!(refreshTtl ?? storeRefresh) || item.ttl === undefined) return;
       item.expiresAt = now + item.ttl * 60_000;
       touched.push({ t: "touch", ns: item.namespace, key: item.key, exp: item.expiresAt });
     };
@@ -394,7 +412,7 @@ export class HNSWStore extends BaseStore {
     i: number,
     prepared: PreparedBatch,
     now: number,
-    touch: (item: { namespace: string[]; key: string; ttl?: number; expiresAt?: number }) => void,
+    touch: (item: { namespace: string[]; key: string; ttl?: number; expiresAt?: number }, refreshTtl: boolean | undefined) => void,
   ): unknown {
     if ("namespacePrefix" in op) {
       const s = op as SearchOperation;
@@ -404,7 +422,7 @@ export class HNSWStore extends BaseStore {
         { now, retrieval: this.retrieval, exactScanThreshold: this.options.hnsw?.exactScanThreshold ?? DEFAULT_HNSW.exactScanThreshold },
       );
       return ranked.map(({ item, score }) => {
-        touch(item);
+        touch(item, (s as HNSWSearchOperation).refreshTtl);
         const out: SearchItem = toItem(item);
         if (score !== undefined) out.score = score;
         return out;
@@ -420,7 +438,7 @@ export class HNSWStore extends BaseStore {
       const g = op as GetOperation;
       const item = state.items.get(g.namespace, g.key);
       if (!item || (item.expiresAt !== undefined && item.expiresAt <= now)) return null;
-      touch(item);
+      touch(item, (g as HNSWGetOperation).refreshTtl);
       return toItem(item);
     }
     return listNamespaces(state.items, op as ListNamespacesOperation, now);
@@ -594,18 +612,17 @@ export class HNSWStore extends BaseStore {
   async reindex(options: ReindexOptions): Promise<void> {
     const state = await this.ensureOpen();
     await this.onState(state, async () => {
-      const { index } = options;
-      if (!index || !Number.isInteger(index.dims) || index.dims <= 0 || !index.embeddings) {
-        throw new InvalidArgumentError("reindex needs { index: { dims, embeddings, fields? } }");
-      }
-      const settings: HnswSettings = this.hnswSettings ? { ...this.hnswSettings, dims: index.dims } : hnswSettingsFor(index.dims, this.options.hnsw);
-      const embeddings = this.wrapEmbeddings(index.embeddings, this.files?.dir);
+      if (!options?.index) throw new InvalidArgumentError("reindex needs { index: { dims, embeddings, fields? } }");
+      const index = checkIndexConfig(options.index, "reindex index");
+      const inner = await embeddingsOf(index);
+      const settings: HnswSettings = this.hnswSettings ? { ...this.hnswSettings, dims: index.dims } : hnswSettingsFor(index.dims, this.options.hnsw, index.hnsw);
+      const embeddings = this.wrapEmbeddings(inner, this.files?.dir);
       const fields = index.fields ?? ["$"];
       let rebuilt: Awaited<ReturnType<typeof buildVectors>>;
       try {
         rebuilt = await buildVectors({ state, embeddings, settings, fields, batchSize: options.batchSize, onProgress: options.onProgress });
       } catch (err) {
-        if (embeddings !== index.embeddings) await (embeddings as CachedEmbeddings).close();
+        if (embeddings !== inner) await (embeddings as CachedEmbeddings).close();
         throw err;
       }
       this.indexConfig = index;

@@ -1,5 +1,6 @@
 import type { EncryptionOptions } from "./cipher.js";
-import type { IndexConfig, PutOperation } from "@langchain/langgraph-checkpoint";
+import type { GetOperation, PutOperation, SearchOperation } from "@langchain/langgraph-checkpoint";
+import type { StoreIndexConfig } from "../index-config.js";
 import type { RetrievalMode } from "./search.js";
 import type { TTLConfig } from "../ttl.js";
 
@@ -42,12 +43,16 @@ export interface HNSWStoreOptions {
    */
   path?: string;
   /**
-   * Semantic search: exactly the shape of InMemoryStore's `IndexConfig`
-   * (`{ dims, embeddings, fields }`; `fields` defaults to `["$"]`).
-   * Without it, searches with a `query` are ranked by keywords (BM25).
+   * Semantic search: InMemoryStore's `IndexConfig` (`{ dims, embeddings,
+   * fields }`; `fields` defaults to `["$"]`), also under PostgresStore's
+   * names (`embed`, `hnsw: { m, efConstruction, ef }`). The embedder may be
+   * any object with `embedDocuments`/`embedQuery`, a function
+   * `(texts) => Promise<number[][]>`, or `"openai:<model>"` (see
+   * {@link StoreIndexConfig}). Without it, searches with a `query` are
+   * ranked by keywords (BM25).
    * @default undefined
    */
-  index?: IndexConfig;
+  index?: StoreIndexConfig;
   /**
    * Time-to-live for items.
    * @default undefined (items never expire)
@@ -148,4 +153,22 @@ export interface DeleteNamespaceOptions {
    * @default true
    */
   purge?: boolean;
+}
+
+/** A get with PostgresStore's per-call `refreshTtl` (overrides the store's `ttl.refreshOnRead`). */
+export interface HNSWGetOperation extends GetOperation {
+  /**
+   * Whether this read restarts the item's TTL.
+   * @default the store's `ttl.refreshOnRead`
+   */
+  refreshTtl?: boolean;
+}
+
+/** A search with PostgresStore's per-call `refreshTtl` (overrides the store's `ttl.refreshOnRead`). */
+export interface HNSWSearchOperation extends SearchOperation {
+  /**
+   * Whether this search restarts the TTL of the items it returns.
+   * @default the store's `ttl.refreshOnRead`
+   */
+  refreshTtl?: boolean;
 }

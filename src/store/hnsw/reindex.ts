@@ -1,5 +1,5 @@
 import type { Embeddings, } from "@langchain/core/embeddings";
-import type { IndexConfig } from "@langchain/langgraph-checkpoint";
+import type { StoreIndexConfig } from "../index-config.js";
 import { extractFieldTexts } from "../fields.js";
 import type { StoredItem } from "./item-table.js";
 import { embedTexts } from "./prepare-batch.js";
@@ -9,7 +9,7 @@ import { VectorIndex, type HnswSettings } from "./vector-index.js";
 /** Options for `HNSWStore.reindex()`. */
 export interface ReindexOptions {
   /** The new index config (embedder, dims, fields). */
-  index: IndexConfig;
+  index: StoreIndexConfig;
   /**
    * Texts per `embedDocuments` call.
    * @default 64

@@ -232,4 +232,10 @@ function checkCompatible(dir: string, stored: IndexManifest | null, wanted: Inde
       `store directory ${dir} was embedded with ${s.embedder}, but the configured embedder is ${w.embedder}; open it with the original embedder and call reindex({ index }) to switch`,
     );
   }
+  // Directories written before fields were recorded have none to compare.
+  if (Array.isArray(s.fields) && JSON.stringify(s.fields) !== JSON.stringify(w.fields)) {
+    throw new IncompatibleStoreError(
+      `store directory ${dir} embedded the fields ${JSON.stringify(s.fields)}, but index.fields is ${JSON.stringify(w.fields)}; open it with the original fields and call reindex({ index }) to switch`,
+    );
+  }
 }
