@@ -4,12 +4,14 @@ import { defineConfig } from "vitest/config";
  * One config, several suites. `npm test` runs the fast suite; the heavy ones
  * have their own scripts (and `.ci/run` runs them all):
  * - faults:   test/faults/   fault injection (SIGKILL, corruption, lock race, disk full)
- * - postgres: test/postgres/ multi-process tests on a real PostgreSQL server
+ * - postgres: test/postgres/ PostgresMemoryStore on PGlite + pgvector, and
+ *             multi-process tests on a real PostgreSQL server
+ * - cli:      test/cli/      the langgraph-memory command, spawned on real directories
  * - browser:  test/browser/  the web inspector in headless Chromium
  * - scale:    test/scale/    1,000,000 items
  * - packaging: test/packaging/ npm pack + a fresh strict consumer project (a full build)
  */
-const HEAVY = ["faults", "postgres", "browser", "scale", "packaging"] as const;
+const HEAVY = ["faults", "postgres", "browser", "cli", "scale", "packaging"] as const;
 const suite = process.env.TEST_SUITE ?? "unit";
 
 export default defineConfig({

@@ -26,14 +26,20 @@ beforeEach(async () => {
 afterEach(() => tmp.cleanup());
 
 const json = (s: string) => JSON.parse(s);
+/** Runs CLI commands one after another: each opens (and locks) the directory. */
+const sequential = async <T>(runs: (() => Promise<T>)[]): Promise<T[]> => {
+  const out: T[] = [];
+  for (const run of runs) out.push(await run());
+  return out;
+};
 
 describe("langgraph-memory: reading", () => {
   it("stats, ls and get, as tables and as JSON, without the embedder", async () => {
-    const [stats, ls, lsHuman, get] = await Promise.all([
-      runCli(["--path", dir, "--json", "stats"]),
-      runCli(["--path", dir, "ls", "users", "--json"]),
-      runCli(["--path", dir, "ls"]),
-      runCli(["--path", dir, "get", "users.42", "tea", "--json"]),
+    const [stats, ls, lsHuman, get] = await sequential([
+      () => runCli(["--path", dir, "--json", "stats"]),
+      () => runCli(["--path", dir, "ls", "users", "--json"]),
+      () => runCli(["--path", dir, "ls"]),
+      () => runCli(["--path", dir, "get", "users.42", "tea", "--json"]),
     ]);
     expect(stats.code, stats.stderr).toBe(0);
     const s = json(stats.stdout);
@@ -51,10 +57,10 @@ describe("langgraph-memory: reading", () => {
   });
 
   it("search: by keywords without the embedder (saying so), by meaning with --embeddings, with --filter and --limit", async () => {
-    const [kw, sem, filtered] = await Promise.all([
-      runCli(["--path", dir, "search", "users", "green tea", "--json"]),
-      runCli(["--path", dir, "search", "users", "tea green", "--embeddings", FAKE, "--limit", "2", "--json"]),
-      runCli(["--path", dir, "search", "users", "user", "--filter", '{"source":"tool"}', "--json"]),
+    const [kw, sem, filtered] = await sequential([
+      () => runCli(["--path", dir, "search", "users", "green tea", "--json"]),
+      () => runCli(["--path", dir, "search", "users", "tea green", "--embeddings", FAKE, "--limit", "2", "--json"]),
+      () => runCli(["--path", dir, "search", "users", "user", "--filter", '{"source":"tool"}', "--json"]),
     ]);
     expect(kw.code, kw.stderr).toBe(0);
     expect(kw.stderr).toContain("ranking by keywords: the directory's vectors were built by FakeEmbeddings:fake-bag-of-words-16");

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from "vitest";
-import { PostgresMemoryStore } from "../../src/store/postgres/index.js";
-import { describeStoreContract, type ContractOptions } from "../conformance/store-contract.js";
-import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
+import { PostgresMemoryStore } from "../../../src/store/postgres/index.js";
+import { describeStoreContract, type ContractOptions } from "../../conformance/store-contract.js";
+import { FakeEmbeddings } from "../../helpers/fake-embeddings.js";
 import { startPglite, type PgliteServer } from "./pglite.js";
 
 const DIMS = 32;

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { EmbeddingError, HNSWStore, IncompatibleStoreError, InvalidArgumentError, InvalidValueError } from "../../src/index.js";
-import { PostgresMemoryStore, type PostgresMemoryStoreOptions } from "../../src/store/postgres/index.js";
-import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
+import { EmbeddingError, HNSWStore, IncompatibleStoreError, InvalidArgumentError, InvalidValueError } from "../../../src/index.js";
+import { PostgresMemoryStore, type PostgresMemoryStoreOptions } from "../../../src/store/postgres/index.js";
+import { FakeEmbeddings } from "../../helpers/fake-embeddings.js";
 import { startPglite, type PgliteServer } from "./pglite.js";
 
 /**

@@ -1,16 +1,16 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { afterAll, describe, expect, it } from "vitest";
-import { MemoryExtractor } from "../../src/extract/extractor.js";
-import { cursorNamespace } from "../../src/extract/cursor.js";
-import { PostgresMemoryStore } from "../../src/store/postgres/index.js";
-import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
-import { ScriptedChatModel } from "../helpers/scripted-chat-model.js";
-import { NS, userText } from "../extract/support.js";
-import { DIMS, storeOverride } from "../graph/stores.js";
-import { parseChatArgs } from "../../examples/chatbot/args.js";
-import { OfflineDemoModel } from "../../examples/chatbot/offline-model.js";
-import { ChatSession } from "../../examples/chatbot/session.js";
-import { tempDir } from "../helpers/temp-dir.js";
+import { MemoryExtractor } from "../../../src/extract/extractor.js";
+import { cursorNamespace } from "../../../src/extract/cursor.js";
+import { PostgresMemoryStore } from "../../../src/store/postgres/index.js";
+import { FakeEmbeddings } from "../../helpers/fake-embeddings.js";
+import { ScriptedChatModel } from "../../helpers/scripted-chat-model.js";
+import { NS, userText } from "../../extract/support.js";
+import { DIMS, storeOverride } from "../../graph/stores.js";
+import { parseChatArgs } from "../../../examples/chatbot/args.js";
+import { OfflineDemoModel } from "../../../examples/chatbot/offline-model.js";
+import { ChatSession } from "../../../examples/chatbot/session.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { startPglite, type PgliteServer } from "./pglite.js";
 
 /**
@@ -42,9 +42,9 @@ async function pgStore(clock?: () => number) {
 }
 
 storeOverride.factories = [{ name: "PostgresMemoryStore", make: () => pgStore() }];
-await import("../graph/call-model.test.js");
-await import("../graph/tools.test.js");
-await import("../graph/with-memory.test.js");
+await import("../../graph/call-model.test.js");
+await import("../../graph/tools.test.js");
+await import("../../graph/with-memory.test.js");
 
 describe("extractor on PostgresMemoryStore", () => {
   it("ADD, UPDATE, cursor and recall; the cursor never shows up in recall; ttl reaches the table", async () => {

@@ -11,10 +11,10 @@ import {
   type MemoryEntry,
   type MigratableStore,
   type MigrationProgress,
-} from "../../src/index.js";
-import { PostgresMemoryStore } from "../../src/store/postgres/index.js";
-import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
-import { tempDir } from "../helpers/temp-dir.js";
+} from "../../../src/index.js";
+import { PostgresMemoryStore } from "../../../src/store/postgres/index.js";
+import { FakeEmbeddings } from "../../helpers/fake-embeddings.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { startPglite, type PgliteServer } from "./pglite.js";
 
 /**
@@ -93,8 +93,8 @@ const snapshot = async (s: { exportEntries: MigratableStore["exportEntries"] }) 
 
 describe("migration", () => {
   it("langgraph-memory migrate --to postgres:// copies a directory into PostgreSQL, verified", async () => {
-    const { runCli, FAKE } = await import("../cli/run-cli.js");
-    const { FakeEmbeddings } = await import("../helpers/fake-embeddings.js");
+    const { runCli, FAKE } = await import("../../cli/run-cli.js");
+    const { FakeEmbeddings } = await import("../../helpers/fake-embeddings.js");
     const dir = tempDir("cli-migrate-");
     cleanups.push(dir.cleanup);
     const src = new HNSWStore({ path: dir.dir, index: { dims: 16, embeddings: new FakeEmbeddings({ dims: 16 }) } });
