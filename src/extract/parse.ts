@@ -1,3 +1,5 @@
+import { createRedactor } from "../privacy/redact.js";
+
 /**
  * Lenient parsing of what chat models return: code fences, prose around the
  * JSON, `<think>` reasoning blocks, and items given as `{ fact: ... }` objects
@@ -213,31 +215,16 @@ export function parseFacts(reply: string, maxChars = MAX_REPLY_CHARS): string[] 
   return list.map(itemText).filter((t): t is string => t !== undefined);
 }
 
-/** Passes the Luhn checksum, as payment card numbers do. */
-function luhn(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-    if (i % 2 === 1) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
-}
+const SECRET_DETECTORS = createRedactor({ detectors: ["secret", "card"] });
 
 /**
  * A last line of defence after the prompt: true for text that looks like it
  * carries a secret (a card number, a password, a PIN, an API key).
  */
 export function looksSecret(text: string): boolean {
-  for (const m of text.matchAll(/\d[\d -]{11,22}\d/g)) {
-    const digits = m[0].replace(/\D/g, "");
-    if (digits.length >= 13 && digits.length <= 19 && luhn(digits)) return true;
-  }
+  // The privacy layer's detectors: a Luhn-valid card number, an API-key-like secret.
+  if (SECRET_DETECTORS(text) !== text) return true;
   if (/\b(password|passcode|passphrase|pin( code)?|cvv|cvc|api[ _-]?key|secret key|access token)\b\s*(is|was|:|=)/i.test(text)) return true;
-  if (/\b(sk|pk|ghp|xox[abp])[-_][A-Za-z0-9_-]{16,}/.test(text)) return true;
   return false;
 }
 
