@@ -56,7 +56,21 @@ export interface MemoryToolsOptions {
 /** Most items `list_memories` reads to sort a user's memories by time. */
 const LIST_SCAN_LIMIT = 5000;
 
+/** Items read per search while listing (servers cap `limit`; 500 is under every cap here). */
+const LIST_PAGE = 500;
+
 const updatedTime = (item: SearchItem): number => new Date(item.updatedAt ?? 0).getTime();
+
+/** Up to {@link LIST_SCAN_LIMIT} items under `namespace`, read in pages. */
+async function scanAll(store: BaseStore, namespace: string[]): Promise<SearchItem[]> {
+  const out: SearchItem[] = [];
+  while (out.length < LIST_SCAN_LIMIT) {
+    const page = await store.search(namespace, { limit: LIST_PAGE, offset: out.length });
+    out.push(...page);
+    if (page.length < LIST_PAGE) break;
+  }
+  return out;
+}
 
 /** A memory written by the tools. */
 export interface ToolMemoryValue {
@@ -146,7 +160,7 @@ export function createMemoryTools(options: MemoryToolsOptions): StructuredToolIn
       const n = Math.min(limit ?? maxSearchLimit, maxSearchLimit);
       const from = offset ?? 0;
       await waitForPendingWrites(store, namespace, { thread: threadIdOf(config) });
-      const all = (await store.search(namespace, { limit: LIST_SCAN_LIMIT })).filter((i) => sameNamespace(i.namespace, namespace));
+      const all = (await scanAll(store, namespace)).filter((i) => sameNamespace(i.namespace, namespace));
       all.sort((a, b) => updatedTime(b) - updatedTime(a));
       const page = all.slice(from, from + n);
       if (all.length === 0) return "No memories are stored about the current user.";
