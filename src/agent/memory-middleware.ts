@@ -4,20 +4,18 @@ import { isGraphBubbleUp } from "@langchain/langgraph";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { createMiddleware, MiddlewareError, ToolInvocationError } from "langchain";
 import { z } from "zod";
-import { checkEpisodeOptions, episodeTemplate, episodeTools, preloadEpisodeSection, type EpisodeMemoryOptions } from "../episodes/options.js";
+import { checkEpisodeOptions, episodeTemplate, episodeTools, type EpisodeMemoryOptions } from "../episodes/options.js";
 import { writeEpisodes } from "../episodes/write-episodes.js";
 import { InvalidArgumentError } from "../errors.js";
 import type { MemoryExtractor } from "../extract/extractor.js";
 import { checkMode, latestHumanText, postloads, preloads, type CallModelOptions, type MemoryMode } from "../graph/call-model.js";
 import { isFatalMemoryError } from "../graph/memory-tool-node.js";
 import { validateRecallOptions } from "../graph/recall.js";
-import { recallMemoryContext } from "../graph/recall-context.js";
-import { estimateTokens, MEMORY_CONTEXT_HEADER, MEMORY_CONTEXT_PREAMBLE } from "../graph/format-memories.js";
+import { recallMemoryContext, withEpisodeSection } from "../graph/recall-context.js";
 import { createMemoryTools, type MemoryToolsOptions } from "../graph/tools.js";
 import { writeMemory, type WriteMemoryOptions } from "../graph/write-memory.js";
 import { checkTemplate } from "../scope/check-template.js";
 import { resolveNamespace, templateKeys, type NamespaceTemplate } from "../scope/namespace-template.js";
-import { resolveStore } from "../scope/resolve-store.js";
 import { AUTH_USER_PLACEHOLDER } from "../scope/run-values.js";
 import { withMemoryBlock } from "./system-message.js";
 
@@ -197,15 +195,7 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions) {
         maxTokens: options.maxTokens,
         withKeys: mode === "both",
       });
-      if (episodes) {
-        const base = block ?? `${MEMORY_CONTEXT_HEADER}\n${MEMORY_CONTEXT_PREAMBLE}`;
-        const budget = options.maxTokens === undefined ? undefined : options.maxTokens - estimateTokens(base);
-        const section = await preloadEpisodeSection(resolveStore(options.store, config), resolveNamespace(episodeTemplate(episodes), config), query, {
-          limit: episodes.preloadLimit,
-          budget,
-        });
-        if (section) block = `${base}\n${section}`;
-      }
+      if (episodes) block = await withEpisodeSection(block, { episodes, store: options.store, config, query, maxTokens: options.maxTokens });
       if (!block) return handler(request);
       return handler({ ...request, systemMessage: withMemoryBlock(request.systemMessage, block) });
     },

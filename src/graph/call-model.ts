@@ -9,11 +9,10 @@ import { checkTemplate } from "../scope/check-template.js";
 import { messageText } from "../scope/message-text.js";
 import { resolveNamespace, type NamespaceTemplate } from "../scope/namespace-template.js";
 import { validateRecallOptions } from "./recall.js";
-import { recallMemoryContext } from "./recall-context.js";
+import { recallMemoryContext, withEpisodeSection } from "./recall-context.js";
 import { resolveStore } from "../scope/resolve-store.js";
 import { createMemoryTools, type MemoryToolsOptions } from "./tools.js";
-import { checkEpisodeOptions, episodeTemplate, episodeTools, preloadEpisodeSection, type EpisodeMemoryOptions } from "../episodes/options.js";
-import { estimateTokens, MEMORY_CONTEXT_HEADER, MEMORY_CONTEXT_PREAMBLE } from "./format-memories.js";
+import { checkEpisodeOptions, episodeTools, type EpisodeMemoryOptions } from "../episodes/options.js";
 
 /**
  * How memories reach the model.
@@ -172,14 +171,7 @@ export function callModel(options: CallModelOptions): (state: MessagesState, con
         withKeys: mode === "both",
       }));
       if (options.episodes) {
-        const base = context ?? `${MEMORY_CONTEXT_HEADER}\n${MEMORY_CONTEXT_PREAMBLE}`;
-        const budget = options.maxTokens === undefined ? undefined : options.maxTokens - estimateTokens(base);
-        const store = resolveStore(options.store, config);
-        const section = await preloadEpisodeSection(store, resolveNamespace(episodeTemplate(options.episodes), config), query, {
-          limit: options.episodes.preloadLimit,
-          budget,
-        });
-        if (section) context = `${base}\n${section}`;
+        context = await withEpisodeSection(context, { episodes: options.episodes, store: options.store, config, query, maxTokens: options.maxTokens });
       }
     }
     const parts = [options.systemPrompt, context].filter((p): p is string => Boolean(p));

@@ -1,6 +1,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseStore, SearchItem } from "@langchain/langgraph-checkpoint";
-import { formatMemoryContext } from "./format-memories.js";
+import { estimateTokens, formatMemoryContext, MEMORY_CONTEXT_HEADER, MEMORY_CONTEXT_PREAMBLE } from "./format-memories.js";
+import { episodeTemplate, preloadEpisodeSection, type EpisodeMemoryOptions } from "../episodes/options.js";
 import { recallMemories, type RecallOptions } from "./recall.js";
 import { resolveNamespace, threadIdOf, type NamespaceTemplate } from "../scope/namespace-template.js";
 import { waitForPendingWrites } from "../scope/pending-writes.js";
@@ -65,4 +66,23 @@ export async function recallMemoryContext(options: RecallMemoryContextOptions): 
   await waitForPendingWrites(store, namespace, { thread: threadIdOf(config) });
   const items = await recallMemories(store, namespace, recall);
   return { namespace, items, block: formatMemoryContext(items, { withKeys: recall.withKeys ?? false }) };
+}
+
+/**
+ * Appends the past-conversation section to a memory block (facts first),
+ * within what is left of `maxTokens`: the episodic preload of callModel and
+ * of the createAgent middleware. Returns the block unchanged when no episode fits.
+ */
+export async function withEpisodeSection(
+  block: string | undefined,
+  options: { episodes: EpisodeMemoryOptions; store?: BaseStore; config?: LangGraphRunnableConfig; query: string; maxTokens?: number },
+): Promise<string | undefined> {
+  const base = block ?? `${MEMORY_CONTEXT_HEADER}\n${MEMORY_CONTEXT_PREAMBLE}`;
+  const budget = options.maxTokens === undefined ? undefined : options.maxTokens - estimateTokens(base);
+  const store = resolveStore(options.store, options.config);
+  const section = await preloadEpisodeSection(store, resolveNamespace(episodeTemplate(options.episodes), options.config), options.query, {
+    limit: options.episodes.preloadLimit,
+    budget,
+  });
+  return section ? `${base}\n${section}` : block;
 }
