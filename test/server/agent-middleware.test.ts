@@ -7,22 +7,6 @@
  * FakeEmbeddings TEST DOUBLE, as in that suite.
  */
 import { vi } from "vitest";
-import { makeRemote } from "./remote-factory.js";
-
-vi.mock("../graph/stores.js", async (importOriginal) => {
-  const original = await importOriginal<typeof import("../graph/stores.js")>();
-  return {
-    ...original,
-    storeFactories: () => [
-      {
-        name: "RemoteStore → memory server → HNSWStore",
-        make: async () => {
-          const r = await makeRemote({ dims: original.DIMS, as: "service" });
-          return { store: r.store, embeddings: r.embeddings, cleanup: r.cleanup };
-        },
-      },
-    ],
-  };
-});
+vi.mock("../graph/stores.js", async (importOriginal) => (await import("./remote-stores-mock.js")).remoteStores(importOriginal as never));
 
 await import("../agent/memory-middleware.test.js");
