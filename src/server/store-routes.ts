@@ -52,7 +52,7 @@ const wireOperation = {
   required: ["op"],
   properties: { op: { enum: ["get", "put", "search", "list_namespaces"] } },
   allOf: [
-    { if: { properties: { op: { const: "get" } } }, then: { required: ["namespace", "key"], additionalProperties: false, properties: { op: {}, namespace: labels, key: { type: "string" } } } },
+    { if: { properties: { op: { const: "get" } } }, then: { required: ["namespace", "key"], additionalProperties: false, properties: { op: {}, namespace: labels, key: { type: "string" }, refresh_ttl: { type: ["boolean", "null"] } } } },
     {
       if: { properties: { op: { const: "put" } } },
       then: { required: ["namespace", "key", "value"], additionalProperties: false, properties: { ...putBody.properties, op: {} } },
@@ -99,11 +99,12 @@ export function registerStoreRoutes(app: FastifyInstance, store: BaseStore, limi
     },
   );
 
-  app.get<{ Querystring: { namespace?: string; key: string } }>("/store/items", { schema: { querystring: getQuery } }, async (request, reply) => {
-    const { namespace, key } = request.query;
+  app.get<{ Querystring: { namespace?: string; key: string; refresh_ttl?: string } }>("/store/items", { schema: { querystring: getQuery } }, async (request, reply) => {
+    const { namespace, key, refresh_ttl } = request.query;
     // The SDK joins labels with "." (labels cannot contain one).
     const ns = namespace ? namespace.split(".") : [];
-    const [item] = await run(request, [{ namespace: ns, key }]);
+    const refresh = refresh_ttl === "true" ? true : refresh_ttl === "false" ? false : undefined;
+    const [item] = await run(request, [operationFromWire({ op: "get", namespace: ns, key, refresh_ttl: refresh })]);
     return reply.type("application/json").send(JSON.stringify(item ?? null));
   });
 
@@ -112,12 +113,12 @@ export function registerStoreRoutes(app: FastifyInstance, store: BaseStore, limi
     return reply.code(204).send();
   });
 
-  app.post<{ Body: { namespace_prefix?: string[]; filter?: Record<string, unknown> | null; limit?: number; offset?: number; query?: string | null } }>(
+  app.post<{ Body: { namespace_prefix?: string[]; filter?: Record<string, unknown> | null; limit?: number; offset?: number; query?: string | null; refresh_ttl?: boolean | null } }>(
     "/store/items/search",
     { schema: { body: searchBody } },
     async (request) => {
       const b = request.body ?? {};
-      const [items] = await run(request, [operationFromWire({ op: "search", namespace_prefix: b.namespace_prefix ?? [], filter: b.filter, limit: b.limit, offset: b.offset, query: b.query })]);
+      const [items] = await run(request, [operationFromWire({ op: "search", namespace_prefix: b.namespace_prefix ?? [], filter: b.filter, limit: b.limit, offset: b.offset, query: b.query, refresh_ttl: b.refresh_ttl })]);
       return { items: items as WireItem[] };
     },
   );

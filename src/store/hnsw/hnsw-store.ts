@@ -1,7 +1,6 @@
 import path from "node:path";
 import type { Embeddings } from "@langchain/core/embeddings";
 import {
-  BaseStore,
   type GetOperation,
   type Item,
   type ListNamespacesOperation,
@@ -20,13 +19,14 @@ import { prepareBatch, type PreparedBatch } from "./prepare-batch.js";
 import { listNamespaces } from "./list-namespaces.js";
 import { validateNamespace } from "../namespace.js";
 import { runSearch, type RetrievalMode } from "./search.js";
-import type { DeleteNamespaceOptions, HNSWGetOperation, HNSWPutOperation, HNSWSearchOperation, HNSWStoreOptions, StoreStats } from "./options.js";
+import type { DeleteNamespaceOptions, HNSWGetOperation, HNSWSearchOperation, HNSWStoreOptions, StoreStats } from "./options.js";
 import { readManifest, type IndexManifest } from "./snapshot.js";
 import { StoreFiles } from "./store-files.js";
 import { FileCipher, removeStaleRamFiles, type EncryptionKey, type EncryptionOptions } from "./cipher.js";
 import { StoreState } from "./store-state.js";
 import { toItem } from "./item-table.js";
-import { startSweeper, validateTtlConfig, validateTtlMinutes } from "../ttl.js";
+import { startSweeper, validateTtlConfig } from "../ttl.js";
+import { MemoryStoreBase } from "../memory-store-base.js";
 import { VectorIndex, type HnswSettings } from "./vector-index.js";
 import { buildVectors, type ReindexOptions } from "./reindex.js";
 import type { LogOp, LogRecord } from "./write-ahead-log.js";
@@ -38,10 +38,6 @@ import { prepareImport, stateEntries } from "./transfer.js";
 const APPLY_SLICE_MS = 20;
 
 const DEFAULT_HNSW = { M: 16, efConstruction: 200, efSearch: 200, initialCapacity: 1024, exactScanThreshold: 2000 };
-
-function checkRefreshTtl(value: unknown): void {
-  if (value !== undefined && typeof value !== "boolean") throw new InvalidArgumentError(`refreshTtl must be a boolean, got ${JSON.stringify(value)}`);
-}
 
 function defined<T extends object>(o: T | undefined): Partial<T> {
   return Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
@@ -81,7 +77,7 @@ function hnswSettingsFor(dims: number, options: HNSWStoreOptions["hnsw"], fromIn
  * without vectors follow, unscored. Without a `query`: most recently updated
  * first.
  */
-export class HNSWStore extends BaseStore {
+export class HNSWStore extends MemoryStoreBase {
   private readonly options: HNSWStoreOptions;
   private readonly clock: () => number;
   private readonly logger: Pick<Console, "warn">;
@@ -286,52 +282,7 @@ export class HNSWStore extends BaseStore {
     return run;
   }
 
-  // ---- BaseStore entry points: validated here, all routed through batch() ----
-
-  /**
-   * Reads an item. `options.refreshTtl` (as in PostgresStore) overrides
-   * `ttl.refreshOnRead` for this read.
-   */
-  override async get(namespace: string[], key: string, options: { refreshTtl?: boolean } = {}): Promise<Item | null> {
-    validateNamespace(namespace);
-    checkRefreshTtl(options.refreshTtl);
-    return (await this.batch([{ namespace, key, refreshTtl: options.refreshTtl } as HNSWGetOperation]))[0];
-  }
-
-  /**
-   * Searches under a prefix. `options.refreshTtl` (as in PostgresStore)
-   * overrides `ttl.refreshOnRead` for the items this search returns.
-   */
-  override async search(
-    namespacePrefix: string[],
-    options: { filter?: Record<string, unknown>; limit?: number; offset?: number; query?: string; refreshTtl?: boolean } = {},
-  ): Promise<SearchItem[]> {
-    validateNamespace(namespacePrefix, { what: "namespace prefix" });
-    checkRefreshTtl(options.refreshTtl);
-    const { filter, limit = 10, offset = 0, query, refreshTtl } = options;
-    return (await this.batch([{ namespacePrefix, filter, limit, offset, query, refreshTtl } as HNSWSearchOperation]))[0];
-  }
-
-  /**
-   * Stores (or replaces) an item. `options.ttl` is in minutes; `null` means
-   * never expire, overriding `ttl.defaultTtl`.
-   */
-  override async put(
-    namespace: string[],
-    key: string,
-    value: Record<string, unknown>,
-    index?: false | string[],
-    options: { ttl?: number | null } = {},
-  ): Promise<void> {
-    validateNamespace(namespace, { forWrite: true });
-    validateTtlMinutes(options.ttl, "put ttl");
-    await this.batch([{ namespace, key, value, index, ttl: options.ttl } as HNSWPutOperation]);
-  }
-
-  override async delete(namespace: string[], key: string): Promise<void> {
-    validateNamespace(namespace);
-    await this.batch([{ namespace, key, value: null }]);
-  }
+  // ---- get/search/put/delete: MemoryStoreBase validates them and routes them through batch() ----
 
   override async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
     const state = await this.ensureOpen();

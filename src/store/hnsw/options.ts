@@ -1,5 +1,5 @@
 import type { EncryptionOptions } from "./cipher.js";
-import type { GetOperation, PutOperation, SearchOperation } from "@langchain/langgraph-checkpoint";
+import type { MemoryGetOperation, MemoryPutOperation, MemorySearchOperation } from "../operations.js";
 import type { StoreIndexConfig } from "../index-config.js";
 import type { RetrievalMode } from "./search.js";
 import type { TTLConfig } from "../ttl.js";
@@ -124,9 +124,7 @@ export interface HNSWStoreOptions {
 }
 
 /** A put operation with this store's optional per-put TTL (minutes; null = never expires). */
-export interface HNSWPutOperation extends PutOperation {
-  ttl?: number | null;
-}
+export type HNSWPutOperation = MemoryPutOperation;
 
 /** What {@link HNSWStore.stats} reports. */
 export interface StoreStats {
@@ -156,19 +154,7 @@ export interface DeleteNamespaceOptions {
 }
 
 /** A get with PostgresStore's per-call `refreshTtl` (overrides the store's `ttl.refreshOnRead`). */
-export interface HNSWGetOperation extends GetOperation {
-  /**
-   * Whether this read restarts the item's TTL.
-   * @default the store's `ttl.refreshOnRead`
-   */
-  refreshTtl?: boolean;
-}
+export type HNSWGetOperation = MemoryGetOperation;
 
 /** A search with PostgresStore's per-call `refreshTtl` (overrides the store's `ttl.refreshOnRead`). */
-export interface HNSWSearchOperation extends SearchOperation {
-  /**
-   * Whether this search restarts the TTL of the items it returns.
-   * @default the store's `ttl.refreshOnRead`
-   */
-  refreshTtl?: boolean;
-}
+export type HNSWSearchOperation = MemorySearchOperation;

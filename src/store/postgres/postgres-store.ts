@@ -1,6 +1,5 @@
 import type { Embeddings } from "@langchain/core/embeddings";
 import {
-  BaseStore,
   type GetOperation,
   type IndexConfig,
   type Item,
@@ -8,8 +7,6 @@ import {
   type Operation,
   type OperationResults,
   type PutOperation,
-  type SearchItem,
-  type SearchOperation,
 } from "@langchain/langgraph-checkpoint";
 import type { Pool, PoolClient } from "pg";
 import { embedderIdentity } from "../../embeddings/identity.js";
@@ -17,7 +14,9 @@ import { InvalidArgumentError, StoreClosedError } from "../../errors.js";
 import { prepareBatch } from "../hnsw/prepare-batch.js";
 import type { RetrievalMode } from "../hnsw/search.js";
 import { validateNamespace } from "../namespace.js";
-import { startSweeper, validateTtlConfig, validateTtlMinutes } from "../ttl.js";
+import { startSweeper, validateTtlConfig } from "../ttl.js";
+import { MemoryStoreBase } from "../memory-store-base.js";
+import type { MemoryGetOperation, MemorySearchOperation } from "../operations.js";
 import type { PostgresMemoryStoreOptions, PostgresStoreStats } from "./options.js";
 import { loadPg } from "./load-pg.js";
 import { setupSchema, type IndexManifest, type SetupResult } from "./schema.js";
@@ -56,7 +55,7 @@ const RETRYABLE = new Set(["40001", "40P01"]);
  * **Many processes.** Writes are upserts (`ON CONFLICT`); a batch aborted by
  * a deadlock or serialization failure is retried (`maxRetries`).
  */
-export class PostgresMemoryStore extends BaseStore {
+export class PostgresMemoryStore extends MemoryStoreBase {
   private readonly options: PostgresMemoryStoreOptions;
   private readonly tables: Tables;
   private readonly clock: () => number;
@@ -185,39 +184,7 @@ export class PostgresMemoryStore extends BaseStore {
     return this.options.retrieval ?? (this.indexConfig ? "hybrid" : "keyword");
   }
 
-  // ---- BaseStore entry points: validated here, all routed through batch() ----
-
-  override async get(namespace: string[], key: string): Promise<Item | null> {
-    validateNamespace(namespace);
-    return (await this.batch([{ namespace, key }]))[0];
-  }
-
-  override async search(
-    namespacePrefix: string[],
-    options: { filter?: Record<string, unknown>; limit?: number; offset?: number; query?: string } = {},
-  ): Promise<SearchItem[]> {
-    validateNamespace(namespacePrefix, { what: "namespace prefix" });
-    const { filter, limit = 10, offset = 0, query } = options;
-    return (await this.batch([{ namespacePrefix, filter, limit, offset, query }]))[0];
-  }
-
-  /** Stores (or replaces) an item. `options.ttl` is in minutes; `null` means never expire. */
-  override async put(
-    namespace: string[],
-    key: string,
-    value: Record<string, unknown>,
-    index?: false | string[],
-    options: { ttl?: number | null } = {},
-  ): Promise<void> {
-    validateNamespace(namespace, { forWrite: true });
-    validateTtlMinutes(options.ttl, "put ttl");
-    await this.batch([{ namespace, key, value, index, ttl: options.ttl } as PutOperation]);
-  }
-
-  override async delete(namespace: string[], key: string): Promise<void> {
-    validateNamespace(namespace);
-    await this.batch([{ namespace, key, value: null }]);
-  }
+  // ---- get/search/put/delete: MemoryStoreBase validates them and routes them through batch() ----
 
   override async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
     await this.setup();
@@ -234,6 +201,7 @@ export class PostgresMemoryStore extends BaseStore {
     return this.transaction(async (db) => {
       const results: unknown[] = [];
       const touched: [string, string][] = [];
+      const storeRefresh = this.options.ttl?.refreshOnRead !== false;
       let pending: WriteOp[] = [];
       const flush = async () => {
         if (pending.length) await writeRun(db, this.tables, pending, now, this.fields, !!this.indexConfig);
@@ -243,7 +211,7 @@ export class PostgresMemoryStore extends BaseStore {
         const op = operations[i];
         if ("namespacePrefix" in op) {
           await flush();
-          const s = op as SearchOperation;
+          const s = op as MemorySearchOperation;
           const { results: found, ids } = await runSearch(
             { namespacePrefix: s.namespacePrefix, filter: s.filter, limit: s.limit ?? 10, offset: s.offset ?? 0, query: s.query, queryVector: prepared.queryVectors.get(i) },
             {
@@ -258,7 +226,7 @@ export class PostgresMemoryStore extends BaseStore {
               iterativeScan: iterativeScanSupported(this.setupDone?.pgvector),
             },
           );
-          touched.push(...ids);
+          if (s.refreshTtl ?? storeRefresh) touched.push(...ids);
           results.push(found);
         } else if ("value" in op) {
           const put = prepared.puts.get(i);
@@ -267,8 +235,9 @@ export class PostgresMemoryStore extends BaseStore {
           results.push(undefined);
         } else if ("key" in op) {
           await flush();
-          const item = await this.getRow(db, op as GetOperation, now);
-          if (item) touched.push([nsPath(item.namespace), item.key]);
+          const g = op as MemoryGetOperation;
+          const item = await this.getRow(db, g, now);
+          if (item && (g.refreshTtl ?? storeRefresh)) touched.push([nsPath(item.namespace), item.key]);
           results.push(item);
         } else {
           await flush();
@@ -290,9 +259,9 @@ export class PostgresMemoryStore extends BaseStore {
     return r.rows[0] ? toSearchItem(r.rows[0]) : null;
   }
 
-  /** Restarts the TTL of items a get or search returned (refreshOnRead). */
+  /** Restarts the TTL of items a get or search returned (refreshOnRead, or the operation's refreshTtl). */
   private async refresh(db: Queryable, ids: [string, string][], now: number): Promise<void> {
-    if (ids.length === 0 || this.options.ttl?.refreshOnRead === false) return;
+    if (ids.length === 0) return;
     await db.query(
       `UPDATE ${this.tables.items} SET expires_at = $3 + (ttl_minutes * 60000)::bigint
        WHERE ttl_minutes IS NOT NULL AND (ns, key) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,

@@ -1,7 +1,6 @@
-import { BaseStore, type Item, type Operation, type OperationResults, type SearchItem } from "@langchain/langgraph-checkpoint";
+import type { Operation, OperationResults } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError, RemoteStoreError } from "../../errors.js";
-import { validateNamespace } from "../namespace.js";
-import { validateTtlMinutes } from "../ttl.js";
+import { MemoryStoreBase } from "../memory-store-base.js";
 import { validateValue } from "../validate-value.js";
 import { errorFromWire, itemFromWire, operationKind, operationToWire, type WireItem, type WireResult } from "./wire.js";
 
@@ -53,8 +52,12 @@ export interface RemoteStoreOptions {
  * `StoreLockedError`, …) are rebuilt here as the same classes; anything else,
  * and an unreachable server, is a `RemoteStoreError` with the HTTP status
  * (0 when unreachable). Requests are not retried.
+ *
+ * **Per-call options.** A put's `ttl` and a get's or search's `refreshTtl`
+ * travel to the server (`ttl`, `refresh_ttl`), which hands them to its
+ * store; they take effect when that store has TTL (`ttl` option).
  */
-export class RemoteStore extends BaseStore {
+export class RemoteStore extends MemoryStoreBase {
   private readonly url: string;
   private readonly headers: Record<string, string>;
   private readonly timeoutMs: number;
@@ -103,46 +106,6 @@ export class RemoteStore extends BaseStore {
           return r;
       }
     }) as OperationResults<Op>;
-  }
-
-  // The base class's get/search/delete check namespaces with LangGraph's rules
-  // (which refuse ':'); this package's rules (src/store/namespace.ts) apply instead.
-
-  override async get(namespace: string[], key: string): Promise<Item | null> {
-    validateNamespace(namespace);
-    return (await this.batch([{ namespace, key }]))[0];
-  }
-
-  override async search(
-    namespacePrefix: string[],
-    options: { filter?: Record<string, unknown>; limit?: number; offset?: number; query?: string } = {},
-  ): Promise<SearchItem[]> {
-    validateNamespace(namespacePrefix, { what: "namespace prefix" });
-    const { filter, limit = 10, offset = 0, query } = options;
-    return (await this.batch([{ namespacePrefix, filter, limit, offset, query }]))[0];
-  }
-
-  override async delete(namespace: string[], key: string): Promise<void> {
-    validateNamespace(namespace);
-    await this.batch([{ namespace, key, value: null }]);
-  }
-
-  /**
-   * Stores (or replaces) an item. `options.ttl` is in minutes; `null` means
-   * never expire (when the server's store has TTL).
-   */
-  override async put(
-    namespace: string[],
-    key: string,
-    value: Record<string, unknown>,
-    index?: false | string[],
-    options: { ttl?: number | null } = {},
-  ): Promise<void> {
-    validateNamespace(namespace, { forWrite: true });
-    validateTtlMinutes(options.ttl, "put ttl");
-    const op: Operation & { ttl?: number | null } = { namespace, key, value, index };
-    if (options.ttl !== undefined) op.ttl = options.ttl;
-    await this.batch([op]);
   }
 
   /** True when the server answers its health check. */

@@ -9,6 +9,7 @@ import type {
   SearchOperation,
 } from "@langchain/langgraph-checkpoint";
 import * as errors from "../../errors.js";
+import type { MemoryGetOperation, MemorySearchOperation } from "../operations.js";
 
 /**
  * The JSON shapes the memory server and {@link RemoteStore} exchange. Items
@@ -26,9 +27,9 @@ export interface WireItem {
 }
 
 export type WireOperation =
-  | { op: "get"; namespace: string[]; key: string }
+  | { op: "get"; namespace: string[]; key: string; refresh_ttl?: boolean | null }
   | { op: "put"; namespace: string[]; key: string; value: Record<string, unknown> | null; index?: false | string[] | null; ttl?: number | null }
-  | { op: "search"; namespace_prefix: string[]; filter?: Record<string, unknown> | null; limit?: number; offset?: number; query?: string | null }
+  | { op: "search"; namespace_prefix: string[]; filter?: Record<string, unknown> | null; limit?: number; offset?: number; query?: string | null; refresh_ttl?: boolean | null }
   | { op: "list_namespaces"; match_conditions?: { match_type: "prefix" | "suffix"; path: string[] }[]; max_depth?: number; limit?: number; offset?: number };
 
 /** One result per operation: an item or null (get), null (put), items (search), namespaces (list). */
@@ -80,16 +81,20 @@ export function operationKind(op: Operation): WireOperation["op"] {
 export function operationToWire(op: Operation): WireOperation {
   switch (operationKind(op)) {
     case "search": {
-      const s = op as SearchOperation;
-      return { op: "search", namespace_prefix: s.namespacePrefix, filter: s.filter, limit: s.limit, offset: s.offset, query: s.query };
+      const s = op as MemorySearchOperation;
+      const wire: WireOperation = { op: "search", namespace_prefix: s.namespacePrefix, filter: s.filter, limit: s.limit, offset: s.offset, query: s.query };
+      if (s.refreshTtl !== undefined) wire.refresh_ttl = s.refreshTtl;
+      return wire;
     }
     case "put": {
       const p = op as PutOperation & { ttl?: number | null };
       return { op: "put", namespace: p.namespace, key: p.key, value: p.value, index: p.index, ttl: p.ttl };
     }
     case "get": {
-      const g = op as GetOperation;
-      return { op: "get", namespace: g.namespace, key: g.key };
+      const g = op as MemoryGetOperation;
+      const wire: WireOperation = { op: "get", namespace: g.namespace, key: g.key };
+      if (g.refreshTtl !== undefined) wire.refresh_ttl = g.refreshTtl;
+      return wire;
     }
     default: {
       const l = op as ListNamespacesOperation;
@@ -106,21 +111,27 @@ export function operationToWire(op: Operation): WireOperation {
 
 export function operationFromWire(wire: WireOperation): Operation {
   switch (wire.op) {
-    case "search":
-      return {
+    case "search": {
+      const search: MemorySearchOperation = {
         namespacePrefix: wire.namespace_prefix,
         filter: wire.filter ?? undefined,
         limit: wire.limit ?? 10,
         offset: wire.offset ?? 0,
         query: wire.query ?? undefined,
       };
+      if (typeof wire.refresh_ttl === "boolean") search.refreshTtl = wire.refresh_ttl;
+      return search;
+    }
     case "put": {
       const put: PutOperation & { ttl?: number | null } = { namespace: wire.namespace, key: wire.key, value: wire.value, index: wire.index ?? undefined };
       if (wire.ttl !== undefined) put.ttl = wire.ttl;
       return put;
     }
-    case "get":
-      return { namespace: wire.namespace, key: wire.key };
+    case "get": {
+      const get: MemoryGetOperation = { namespace: wire.namespace, key: wire.key };
+      if (typeof wire.refresh_ttl === "boolean") get.refreshTtl = wire.refresh_ttl;
+      return get;
+    }
     case "list_namespaces":
       return {
         matchConditions: wire.match_conditions?.map((c): MatchCondition => ({ matchType: c.match_type, path: c.path })),

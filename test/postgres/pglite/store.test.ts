@@ -3,6 +3,7 @@ import { EmbeddingError, HNSWStore, IncompatibleStoreError, InvalidArgumentError
 import { PostgresMemoryStore, type PostgresMemoryStoreOptions } from "../../../src/store/postgres/index.js";
 import { FakeEmbeddings } from "../../helpers/fake-embeddings.js";
 import { startPglite, type PgliteServer } from "./pglite.js";
+import { describeRefreshTtl } from "../../conformance/refresh-ttl-contract.js";
 
 /**
  * PostgresMemoryStore beyond the shared contract, on PGlite + pgvector over
@@ -198,4 +199,9 @@ describe("PostgresMemoryStore on PGlite", () => {
     expect((out[5] as { value: unknown }).value).toEqual({ text: "four" });
     expect((await store.stats()).vectors).toBe(2);
   });
+});
+
+describeRefreshTtl("PostgresMemoryStore (PGlite)", async ({ refreshOnRead, clock }) => {
+  const { store } = make({ ttl: { defaultTtl: 10, refreshOnRead, sweepIntervalMinutes: 0 }, clock });
+  return { store, cleanup: async () => {} }; // closed and dropped by afterEach
 });

@@ -1,0 +1,35 @@
+import type { GetOperation, PutOperation, SearchOperation } from "@langchain/langgraph-checkpoint";
+
+/**
+ * The operation shapes this package's stores accept in `batch()`: LangGraph's
+ * own, plus PostgresStore's per-call options (a put's `ttl`, a read's
+ * `refreshTtl`). Every store here (HNSWStore, PostgresMemoryStore,
+ * RemoteStore) honours them.
+ */
+
+/** A put operation with an optional per-put TTL (minutes; null = never expires). */
+export interface MemoryPutOperation extends PutOperation {
+  /**
+   * Minutes until the item expires; `null` means never, overriding `ttl.defaultTtl`.
+   * @default the store's `ttl.defaultTtl`
+   */
+  ttl?: number | null;
+}
+
+/** A get with PostgresStore's per-call `refreshTtl` (overrides the store's `ttl.refreshOnRead`). */
+export interface MemoryGetOperation extends GetOperation {
+  /**
+   * Whether this read restarts the item's TTL.
+   * @default the store's `ttl.refreshOnRead`
+   */
+  refreshTtl?: boolean;
+}
+
+/** A search with PostgresStore's per-call `refreshTtl` (overrides the store's `ttl.refreshOnRead`). */
+export interface MemorySearchOperation extends SearchOperation {
+  /**
+   * Whether this search restarts the TTL of the items it returns.
+   * @default the store's `ttl.refreshOnRead`
+   */
+  refreshTtl?: boolean;
+}
