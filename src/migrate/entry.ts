@@ -1,21 +1,11 @@
+import type { ItemRecord } from "../store/item-record.js";
+
 /**
  * The portable form of one stored item, as migration moves it between stores
  * and through JSONL exports: value, timestamps, TTL, the put's index override
  * and (when the embedder is known) its vectors.
  */
-export interface MemoryEntry {
-  namespace: string[];
-  key: string;
-  value: Record<string, unknown>;
-  /** Milliseconds since the epoch. */
-  createdAt: number;
-  updatedAt: number;
-  /** Expiry in ms since the epoch; absent = never. */
-  expiresAt?: number;
-  /** TTL in minutes (for refresh on read); absent = none. */
-  ttl?: number;
-  /** The put's index override; absent = the store's fields. */
-  index?: false | string[];
+export interface MemoryEntry extends ItemRecord {
   /** One vector per indexed field text, from the embedder in {@link EmbedderInfo}. */
   vectors?: { field: string; vector: number[] }[];
 }

@@ -1,21 +1,11 @@
 import type { Item } from "@langchain/langgraph-checkpoint";
 import { namespaceKey } from "../namespace.js";
+import type { ItemRecord } from "../item-record.js";
 
 /** An item as the store keeps it in memory. */
-export interface StoredItem {
+export interface StoredItem extends ItemRecord {
   /** `namespaceKey + "\n" + key`: unique, and never ambiguous. */
   id: string;
-  namespace: string[];
-  key: string;
-  value: Record<string, unknown>;
-  createdAt: number;
-  updatedAt: number;
-  /** Expiry (ms since epoch); undefined = never. */
-  expiresAt?: number;
-  /** TTL in minutes, for refresh-on-read. */
-  ttl?: number;
-  /** The put's index override; undefined = the store's fields. */
-  index?: false | string[];
   /** The item's vectors: label in the vector index, and the field it came from. */
   vectors: { label: number; field: string }[];
   /** Id of the item's {@link NamespaceGroup} (set by the table; never persisted). */
