@@ -1,34 +1,18 @@
 import fs from "node:fs";
 import hnswlib from "hnswlib-node";
 import { CorruptStoreError } from "../errors.js";
-import { decodeVector, encodeVector } from "../embeddings/vector-codec.js";
+import { decodeVector } from "../embeddings/vector-codec.js";
+import type { MemoryEntry } from "../migrate/entry.js";
 import { namespaceKey } from "../store/namespace.js";
 import { indexFile, itemsFile, logFile, readItems, readManifest, type Manifest } from "../store/hnsw/snapshot.js";
 import { WriteAheadLog, type LogRecord } from "../store/hnsw/write-ahead-log.js";
 import { verifyFile } from "../store/hnsw/checksum.js";
 
-/** One item as the CLI sees it (and as `export` writes it, one JSON line each). */
-export interface ExportedItem {
-  namespace: string[];
-  key: string;
-  value: Record<string, unknown>;
-  /** ISO times. */
-  createdAt: string;
-  updatedAt: string;
-  /** ISO time; absent = never expires. */
-  expiresAt?: string;
-  /** TTL in minutes (refreshed on read). */
-  ttl?: number;
-  /** The put's index override. */
-  index?: false | string[];
-  /** `[field, base64 float32]` pairs: the stored vectors, reusable when the embedder matches. */
-  vectors?: [string, string][];
-}
-
 /** What {@link readDirectory} returns: the manifest and the items as of the end of the log. */
 export interface DirectoryView {
   manifest: Manifest | null;
-  items: ExportedItem[];
+  /** Every item (expired ones too), in the portable form that `export` writes. */
+  items: MemoryEntry[];
   /** Log records replayed on top of the snapshot. */
   logRecords: number;
   /** True when the log ended in a torn (partly written) line, which was ignored. */
@@ -46,8 +30,6 @@ export function readLogReadOnly(file: string, manifest?: Manifest | null): { rec
   const { records, droppedTornTail } = WriteAheadLog.read(file, expect);
   return { records, tornTail: droppedTornTail };
 }
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * Reads a store directory without locking or changing it: the last snapshot
@@ -92,13 +74,13 @@ function readOnce(dir: string, withVectors: boolean): DirectoryView {
     }
     points = (label) => index.getPoint(label);
   }
-  const items = new Map<string, ExportedItem>();
+  const items = new Map<string, MemoryEntry>();
   for (const s of snapshot) {
-    const item: ExportedItem = { namespace: s.ns, key: s.key, value: s.value, createdAt: iso(s.createdAt), updatedAt: iso(s.updatedAt) };
-    if (s.exp !== undefined) item.expiresAt = iso(s.exp);
+    const item: MemoryEntry = { namespace: s.ns, key: s.key, value: s.value, createdAt: s.createdAt, updatedAt: s.updatedAt };
+    if (s.exp !== undefined) item.expiresAt = s.exp;
     if (s.ttl !== undefined) item.ttl = s.ttl;
     if (s.index !== undefined) item.index = s.index;
-    if (points && s.vec?.length) item.vectors = s.vec.map(([label, field]) => [field, encodeVector(points!(label))]);
+    if (points && s.vec?.length) item.vectors = s.vec.map(([label, field]) => ({ field, vector: points!(label) }));
     items.set(`${namespaceKey(s.ns)}\n${s.key}`, item);
   }
   const { records, tornTail } = readLogReadOnly(logFile(dir, gen), manifest);
@@ -109,14 +91,14 @@ function readOnce(dir: string, withVectors: boolean): DirectoryView {
       if (op.t === "del") items.delete(id);
       else if (op.t === "touch") {
         const it = items.get(id);
-        if (it) it.expiresAt = iso(op.exp);
+        if (it) it.expiresAt = op.exp;
       } else {
         const existing = items.get(id);
-        const item: ExportedItem = { namespace: op.ns, key: op.key, value: op.value, createdAt: existing?.createdAt ?? iso(record.at), updatedAt: iso(record.at) };
-        if (op.exp !== undefined) item.expiresAt = iso(op.exp);
+        const item: MemoryEntry = { namespace: op.ns, key: op.key, value: op.value, createdAt: existing?.createdAt ?? record.at, updatedAt: record.at };
+        if (op.exp !== undefined) item.expiresAt = op.exp;
         if (op.ttl !== undefined) item.ttl = op.ttl;
         if (op.index !== undefined) item.index = op.index;
-        if (withVectors && op.vec?.length) item.vectors = op.vec.map(([field, b64]) => [field, encodeVector(normalised(decodeVector(b64)))]);
+        if (withVectors && op.vec?.length) item.vectors = op.vec.map(([field, b64]) => ({ field, vector: Array.from(normalised(decodeVector(b64))) }));
         items.set(id, item);
       }
     }

@@ -1,8 +1,7 @@
 import fs from "node:fs";
 import { CliError } from "../errors.js";
-import { encodeVector } from "../embeddings/vector-codec.js";
 import { readManifest } from "../store/hnsw/snapshot.js";
-import type { ExportedItem } from "./directory-reader.js";
+import type { MemoryEntry } from "../migrate/entry.js";
 import { chooseEmbedder, knownEmbedderFor } from "./embedders.js";
 import { importItems } from "./import-items.js";
 import { isStoreDir } from "./open-store.js";
@@ -46,17 +45,18 @@ export async function importFromHnswlib(args: {
     throw new CliError(`HNSWLib.load(${args.source}) failed: ${(err as Error).message}`);
   }
   const dims = vs.args.numDimensions ?? vs.index.getNumDimensions();
-  const now = new Date().toISOString();
-  const items: ExportedItem[] = [];
+  const now = Date.now();
+  const items: MemoryEntry[] = [];
   for (const [id, doc] of vs.docstore._docs) {
     const label = Number(id);
     const value: Record<string, unknown> = { text: doc.pageContent };
     if (doc.metadata && Object.keys(doc.metadata).length) value.metadata = doc.metadata;
-    const item: ExportedItem = { namespace: args.namespace, key: typeof doc.id === "string" && doc.id ? doc.id : String(id), value, createdAt: now, updatedAt: now, index: ["text"] };
-    if (Number.isInteger(label) && dims === embedder.dims) item.vectors = [["text", encodeVector(vs.index.getPoint(label))]];
+    const item: MemoryEntry = { namespace: args.namespace, key: typeof doc.id === "string" && doc.id ? doc.id : String(id), value, createdAt: now, updatedAt: now, index: ["text"] };
+    if (Number.isInteger(label) && dims === embedder.dims) item.vectors = [{ field: "text", vector: vs.index.getPoint(label) }];
     items.push(item);
   }
-  const header = { embedder: dims === embedder.dims ? embedder.identity : null, dims, fields: target?.index?.fields ?? ["$"] };
+  const fields = target?.index?.fields ?? ["$"];
+  const header = { embedder: dims === embedder.dims ? { identity: embedder.identity, dims, fields } : null, fields };
   const result = await importItems({ dir: args.dir, header, items, embeddings: choice, progress: args.progress, cancel: args.cancel, batchSize: args.batchSize });
   return { imported: result.imported, reusedVectors: result.reusedVectors };
 }

@@ -2,7 +2,8 @@ import type { Item, SearchItem } from "@langchain/langgraph-checkpoint";
 import { HNSWStore } from "../store/hnsw/hnsw-store.js";
 import { HIDDEN_NAMESPACE_ROOTS } from "../store/hidden-namespaces.js";
 import { hasPrefix, namespaceKey } from "../store/namespace.js";
-import { readDirectory, type ExportedItem } from "./directory-reader.js";
+import { readDirectory } from "./directory-reader.js";
+import type { MemoryEntry } from "../migrate/entry.js";
 import { embedderForDirectory, livePid, liveMessage, openStore, requireStore } from "./open-store.js";
 import type { ChosenEmbedder } from "./embedders.js";
 
@@ -48,7 +49,7 @@ async function storeNamespaces(store: HNSWStore, prefix: string[]): Promise<Name
     .sort((a, b) => namespaceKey(a.namespace).localeCompare(namespaceKey(b.namespace)));
 }
 
-const toItem = (e: ExportedItem): Item => ({ namespace: e.namespace, key: e.key, value: e.value, createdAt: new Date(e.createdAt), updatedAt: new Date(e.updatedAt) });
+const toItem = (e: MemoryEntry): Item => ({ namespace: e.namespace, key: e.key, value: e.value, createdAt: new Date(e.createdAt), updatedAt: new Date(e.updatedAt) });
 
 /** Opens `dir` for reading; a live directory gives the read-only view, with a note on stderr. */
 export async function openReadSource(dir: string, options: { rankByMeaning?: boolean; embeddings?: string; quiet?: boolean } = {}): Promise<ReadSource> {
@@ -74,9 +75,9 @@ export async function openReadSource(dir: string, options: { rankByMeaning?: boo
   };
 }
 
-function viewSource(pid: number, all: ExportedItem[]): ReadSource {
+function viewSource(pid: number, all: MemoryEntry[]): ReadSource {
   const now = Date.now();
-  const items = all.filter((i) => !i.expiresAt || Date.parse(i.expiresAt) > now);
+  const items = all.filter((i) => !i.expiresAt || i.expiresAt > now);
   const byId = new Map(items.map((i) => [`${namespaceKey(i.namespace)}\n${i.key}`, i]));
   let memory: HNSWStore | undefined;
   return {

@@ -11,6 +11,12 @@ export interface ExportHeader {
   version: number;
   /** The embedder of the vectors in the file; null when it has none. */
   embedder: EmbedderInfo | null;
+  /**
+   * The source store's index fields, also when the file carries no vectors
+   * (`langgraph-memory export --no-vectors`), so an import can index alike.
+   * @default embedder?.fields
+   */
+  fields?: string[] | null;
   exportedAt: string;
 }
 
@@ -23,22 +29,30 @@ export function entryLine(e: MemoryEntry): string {
 }
 
 export function parseEntryLine(line: string, where: string): MemoryEntry {
-  let raw: Record<string, unknown>;
+  let raw: unknown;
   try {
     raw = JSON.parse(line);
   } catch (err) {
     throw new CorruptStoreError(`${where}: not JSON (${(err as Error).message})`, where);
   }
-  if (!Array.isArray(raw.namespace) || typeof raw.key !== "string" || typeof raw.value !== "object" || raw.value === null) {
+  return entryFromJson(raw, where);
+}
+
+/** An item line already parsed from JSON (see {@link entryLine}). */
+export function entryFromJson(raw: unknown, where: string): MemoryEntry {
+  const r = raw as Record<string, unknown> | null;
+  if (!r || typeof r !== "object" || !Array.isArray(r.namespace) || typeof r.key !== "string" || typeof r.value !== "object" || r.value === null) {
     throw new CorruptStoreError(`${where}: not an exported item`, where);
   }
-  const { v, ...rest } = raw as { v?: [string, string][] } & Record<string, unknown>;
+  const { v, ...rest } = r as { v?: [string, string][] } & Record<string, unknown>;
   const entry = rest as unknown as MemoryEntry;
-  if (v) {
-    entry.vectors = v.map(([field, b64]) => {
-      const vec = decodeVector(b64);
-      if (!vec) throw new CorruptStoreError(`${where}: vector of field ${field} is not float32 base64`, where);
-      return { field, vector: Array.from(vec) };
+  if (v !== undefined) {
+    if (!Array.isArray(v)) throw new CorruptStoreError(`${where}: v must be [field, base64] pairs`, where);
+    entry.vectors = v.map((pair) => {
+      const [field, b64] = Array.isArray(pair) ? pair : [];
+      const vec = typeof field === "string" && typeof b64 === "string" ? decodeVector(b64) : undefined;
+      if (!vec) throw new CorruptStoreError(`${where}: vector of field ${String(field)} is not float32 base64`, where);
+      return { field: field as string, vector: Array.from(vec) };
     });
   }
   return entry;

@@ -8,7 +8,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
-import { decodeVector } from "../../src/embeddings/vector-codec.js";
+import { decodeVector, encodeVector } from "../../src/embeddings/vector-codec.js";
+import { EXPORT_FORMAT, exportStore, importStore } from "../../src/migrate/index.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { FAKE, runCli, seedStore } from "./run-cli.js";
@@ -126,12 +127,13 @@ describe("langgraph-memory: export, import, migrate", () => {
     const [h2, ...b] = lines(file2);
     expect({ ...h2, exportedAt: 0 }).toEqual({ ...h1, exportedAt: 0 });
     const sortKey = (x: { namespace: string[]; key: string }) => JSON.stringify([x.namespace, x.key]);
+    expect(h1).toMatchObject({ format: EXPORT_FORMAT, version: 1, embedder: { identity: "FakeEmbeddings:fake-bag-of-words-16", dims: 16, fields: ["$"] } });
     const strip = (items: Record<string, unknown>[]) =>
-      items.map(({ vectors, ...rest }) => ({ ...rest, vectors: (vectors as [string, string][] | undefined)?.map(([f]) => f) })).sort((x, y) => sortKey(x as never).localeCompare(sortKey(y as never)));
+      items.map(({ v, ...rest }) => ({ ...rest, v: (v as [string, string][] | undefined)?.map(([f]) => f) })).sort((x, y) => sortKey(x as never).localeCompare(sortKey(y as never)));
     expect(strip(b)).toEqual(strip(a));
-    expect(a.find((i) => i.key === "tea").expiresAt).toBeDefined();
+    expect(typeof a.find((i) => i.key === "tea").expiresAt).toBe("number");
     // Vectors equal to float32 precision.
-    const vec = (items: { key: string; vectors?: [string, string][] }[], key: string) => Array.from(decodeVector(items.find((i) => i.key === key)!.vectors![0][1])!);
+    const vec = (items: { key: string; v?: [string, string][] }[], key: string) => Array.from(decodeVector(items.find((i) => i.key === key)!.v![0][1])!);
     const va = vec(a, "berlin");
     vec(b, "berlin").forEach((x, i) => expect(x).toBeCloseTo(va[i], 6));
     // The copy records the same embedder and answers a search by meaning.
@@ -140,6 +142,56 @@ describe("langgraph-memory: export, import, migrate", () => {
     expect(hits[0].key).toBe("berlin");
     expect(hits[0].score).toBeGreaterThan(0.3);
     await store.close();
+  });
+
+  it("export writes what importStore reads, import reads what exportStore writes, and files of the old CLI format still import", async () => {
+    const cliFile = path.join(tmp.dir, "cli.jsonl");
+    const libFile = path.join(tmp.dir, "lib.jsonl");
+    const legacyFile = path.join(tmp.dir, "legacy.jsonl");
+    const exp = await runCli(["--path", dir, "export", "-o", cliFile]);
+    expect(exp.code, exp.stderr).toBe(0);
+    // CLI export → the library's importStore, vectors copied.
+    const viaLib = new HNSWStore({ path: path.join(tmp.dir, "via-lib"), index: { dims: 16, embeddings: new FakeEmbeddings({ dims: 16 }) } });
+    const report = await importStore(cliFile, viaLib);
+    expect(report).toMatchObject({ items: 5, vectorsCopied: true, verified: true });
+    expect((await viaLib.get(["users", "42"], "berlin"))?.value).toEqual({ text: "User lives in Berlin.", source: "extractor" });
+    expect((await viaLib.search(["users"], { query: "berlin" }))[0].key).toBe("berlin");
+    await viaLib.close();
+    // The library's exportStore → CLI import, vectors reused, timestamps kept.
+    const source = new HNSWStore({ path: dir, index: { dims: 16, embeddings: new FakeEmbeddings({ dims: 16 }) } });
+    const tea = await source.get(["users", "42"], "tea", { refreshTtl: false });
+    await exportStore(source, libFile);
+    await source.close();
+    const viaCli = path.join(tmp.dir, "via-cli");
+    const imp = await runCli(["--path", viaCli, "import", libFile]);
+    expect(imp.code, imp.stderr).toBe(0);
+    expect(imp.stdout).toMatch(/imported 5 items .*\(stored vectors reused\)/);
+    // The old CLI format: a `$export` header, ISO times, `vectors` pairs.
+    const vector = await new FakeEmbeddings({ dims: 16 }).embedQuery("User rides a bike.");
+    fs.writeFileSync(
+      legacyFile,
+      [
+        { $export: "langgraph-hnsw-memory-export", version: 1, embedder: "FakeEmbeddings:fake-bag-of-words-16", dims: 16, fields: ["$"], items: 2, exportedAt: "2026-01-01T00:00:00Z" },
+        { namespace: ["users", "9"], key: "bike", value: { text: "User rides a bike." }, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-02T00:00:00.000Z", vectors: [["$", encodeVector(vector)]] },
+        { namespace: ["users", "9"], key: "raw", value: { n: 1 }, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", index: false },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join("\n") + "\n",
+    );
+    const legacy = await runCli(["--path", viaCli, "import", legacyFile]);
+    expect(legacy.code, legacy.stderr).toBe(0);
+    expect(legacy.stdout).toMatch(/imported 2 items .*\(stored vectors reused\)/);
+    const copy = new HNSWStore({ path: viaCli, index: { dims: 16, embeddings: new FakeEmbeddings({ dims: 16 }) } });
+    const teaCopy = await copy.get(["users", "42"], "tea", { refreshTtl: false });
+    expect(teaCopy?.value).toEqual(tea?.value);
+    expect(teaCopy?.createdAt.getTime()).toBe(tea?.createdAt.getTime());
+    expect(teaCopy?.updatedAt.getTime()).toBe(tea?.updatedAt.getTime());
+    const bike = await copy.get(["users", "9"], "bike");
+    expect(bike?.createdAt.toISOString()).toBe("2026-01-01T00:00:00.000Z");
+    expect(bike?.updatedAt.toISOString()).toBe("2026-01-02T00:00:00.000Z");
+    expect((await copy.search(["users", "9"], { query: "bike" }))[0]).toMatchObject({ key: "bike" });
+    expect(await copy.count()).toBe(7);
+    await copy.close();
   });
 
   it("import rejects a bad file before writing anything; migrate copies to a new directory; an unreachable postgres:// fails with one line", async () => {

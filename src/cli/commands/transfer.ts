@@ -3,8 +3,10 @@ import path from "node:path";
 import type { Command } from "commander";
 import { CliError } from "../../errors.js";
 import { hasPrefix } from "../../store/namespace.js";
-import { readDirectory, type ExportedItem } from "../directory-reader.js";
-import { EXPORT_FORMAT, importItems, readExportFile, type ExportHeader } from "../import-items.js";
+import type { MemoryEntry } from "../../migrate/entry.js";
+import { EXPORT_FORMAT, EXPORT_VERSION, entryLine, type ExportHeader } from "../../migrate/jsonl.js";
+import { readDirectory } from "../directory-reader.js";
+import { importItems, readExportFile } from "../import-items.js";
 import { importFromHnswlib } from "../import-hnswlib.js";
 import { migrateToPostgres } from "../migrate-postgres.js";
 import { parseNamespace } from "../namespace-arg.js";
@@ -18,19 +20,20 @@ function writer(out: NodeJS.WritableStream): (s: string) => Promise<void> {
   return (s) => (out.write(s) ? Promise.resolve() : new Promise((r) => out.once("drain", () => r())));
 }
 
-/** The live items of a directory under `prefix`, read without changing it. */
-function exportable(dir: string, prefix: string[], vectors: boolean): { header: ExportHeader; items: ExportedItem[] } {
+/**
+ * The live items of a directory under `prefix`, read without changing it,
+ * with the header of the library's export format (what `importStore` reads).
+ */
+function exportable(dir: string, prefix: string[], vectors: boolean): { header: ExportHeader; items: MemoryEntry[] } {
   const view = readDirectory(dir, { vectors });
   const now = Date.now();
-  const items = view.items.filter((i) => hasPrefix(i.namespace, prefix) && (!i.expiresAt || Date.parse(i.expiresAt) > now));
+  const items = view.items.filter((i) => hasPrefix(i.namespace, prefix) && (!i.expiresAt || i.expiresAt > now));
   const idx = view.manifest?.index;
   const header: ExportHeader = {
-    $export: EXPORT_FORMAT,
-    version: 1,
-    embedder: vectors && idx ? idx.embedder : null,
-    dims: vectors && idx ? idx.dims : null,
+    format: EXPORT_FORMAT,
+    version: EXPORT_VERSION,
+    embedder: vectors && idx ? { identity: idx.embedder, dims: idx.dims, fields: idx.fields ?? ["$"] } : null,
     fields: idx?.fields ?? null,
-    items: items.length,
     exportedAt: new Date(now).toISOString(),
   };
   if (!vectors) for (const i of items) delete i.vectors;
@@ -43,7 +46,7 @@ export function registerTransferCommands(program: Command): void {
     .argument("[prefix]", "namespace prefix, dotted (users.42) or a JSON array; default: everything")
     .option("-o, --output <file>", "write to a file instead of stdout")
     .option("--no-vectors", "leave the stored vectors out (smaller; import re-embeds)")
-    .description("write items as JSON lines (a header line, then one item per line)")
+    .description("write items as JSON lines (a header line, then one item per line), in the format importStore reads")
     .action(async (prefixArg: string | undefined, o: { output?: string; vectors: boolean }, cmd: Command) => {
       const g = globals(cmd);
       const dir = storeDir(g.path);
@@ -64,7 +67,7 @@ export function registerTransferCommands(program: Command): void {
             progress.update(i);
             await new Promise((r) => setImmediate(r));
           }
-          await write(JSON.stringify(items[i]) + "\n");
+          await write(entryLine(items[i]) + "\n");
         }
         progress.update(items.length);
         progress.stop();
