@@ -23,7 +23,7 @@
  * --systems=ours,langgraph,hnsw.
  * Run: npm run bench:postgres → bench/results/postgres.json
  */
-import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -33,7 +33,8 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import { HNSWStore } from "../src/store/hnsw/hnsw-store.js";
 import { PostgresMemoryStore } from "../src/store/postgres/index.js";
-import { exactTopK, latency, lowRankUnitVectors, PrecomputedEmbeddings, recallAtK } from "./lib/vectors.js";
+import { exactTopK, lowRankUnitVectors, PrecomputedEmbeddings, recallAtK } from "./lib/vectors.js";
+import { dirBytes, timeRuns } from "./lib/timing.js";
 
 const DIMS = 512;
 const K = 10;
@@ -45,15 +46,6 @@ const nQueries = Number(args.get("queries") ?? 50);
 const systems = (args.get("systems") ?? "ours,langgraph,hnsw").split(",");
 
 const userOf = (i: number) => (i < USER_ITEMS ? "u1" : `u${2 + (i % 999)}`);
-
-async function dirBytes(dir: string): Promise<number> {
-  let total = 0;
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    total += e.isDirectory() ? await dirBytes(p) : (await stat(p)).size;
-  }
-  return total;
-}
 
 interface Opened {
   store: BaseStore;
@@ -108,18 +100,10 @@ async function runSystem(system: string, n: number, data: Float32Array, queries:
     const putMs = performance.now() - t;
     out.putPerSec = Math.round(n / (putMs / 1000));
     const search = async (prefix: string[], exact: Int32Array[]) => {
-      const times: number[] = [];
-      const ids: number[][] = [];
-      let leaked = 0;
-      for (let q = 0; q < Math.min(3, nQueries); q++) await store.search(prefix, { query: `q:${q}`, limit: K });
-      for (let q = 0; q < nQueries; q++) {
-        const t0 = performance.now();
-        const res = await store.search(prefix, { query: `q:${q}`, limit: K });
-        times.push(performance.now() - t0);
-        ids.push(res.map((r) => Number(r.key.slice(1))));
-        leaked += res.filter((r) => r.namespace.length < prefix.length || prefix.some((l, i) => r.namespace[i] !== l)).length;
-      }
-      return { ...latency(times), recall: Number(recallAtK(ids, exact).toFixed(4)), leaked };
+      const runs = await timeRuns(nQueries, (q) => store.search(prefix, { query: `q:${q}`, limit: K }), { warmup: Math.min(3, nQueries), from: 0 });
+      const ids = runs.results.map((res) => res.map((r) => Number(r.key.slice(1))));
+      const leaked = runs.results.flat().filter((r) => r.namespace.length < prefix.length || prefix.some((l, i) => r.namespace[i] !== l)).length;
+      return { ...runs.lat, recall: Number(recallAtK(ids, exact).toFixed(4)), leaked };
     };
     out.searchAll = await search(["users"], exactAll);
     out.searchUser = await search(["users", "u1"], exactUser);

@@ -49,6 +49,7 @@ import { InMemoryStore, type BaseStore, type Operation } from "@langchain/langgr
 import { HNSWStore } from "../src/store/hnsw/hnsw-store.js";
 import type { HNSWStoreOptions } from "../src/store/hnsw/options.js";
 import { exactTopK, idText, latency, loadMatrix, lowRankUnitVectors, PrecomputedEmbeddings, randomUnitVectors, recallAtK, row, saveMatrix } from "./lib/vectors.js";
+import { dirBytes, interleave, timeRuns, type Latency } from "./lib/timing.js";
 
 const { HierarchicalNSW } = hnswlib;
 const DIMS = 512;
@@ -77,7 +78,6 @@ interface WorkerJob {
   rawBuildMax: number;
 }
 
-type Latency = ReturnType<typeof latency>;
 
 interface SystemResult {
   system: string;
@@ -104,24 +104,9 @@ interface SystemResult {
   efSweep?: { ef: number; recall: number; p50: number }[];
 }
 
-/** CPU time of this process in ms (all its threads): less swayed than wall time by other jobs on a loaded machine. */
-const cpuMs = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
-
 const namespaceOf = (i: number): string[] => (i < USER_ITEMS ? ["users", "u1"] : ["users", `u${2 + (i % 999)}`]);
 const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
 const rssMB = () => mb(process.memoryUsage().rss);
-
-async function dirBytes(dir: string): Promise<number> {
-  let total = 0;
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    total += e.isDirectory() ? await dirBytes(p) : (await stat(p)).size;
-  }
-  return total;
-}
 
 // ---------------------------------------------------------------- workers
 
@@ -147,16 +132,8 @@ async function loadData(dir: string): Promise<Data> {
  * one by one; returns the latencies and the ids each returned.
  */
 async function timeQueries(count: number, run: (q: number) => Promise<number[]> | number[]): Promise<{ lat: Latency; ids: number[][] }> {
-  for (let q = 0; q < WARMUP; q++) await run(q);
-  const samples: number[] = [];
-  const ids: number[][] = [];
-  for (let q = WARMUP; q < WARMUP + count; q++) {
-    const t = performance.now();
-    const got = await run(q);
-    samples.push(performance.now() - t);
-    ids.push(got);
-  }
-  return { lat: latency(samples), ids };
+  const { lat, results } = await timeRuns(count, run, { warmup: WARMUP });
+  return { lat, ids: results };
 }
 
 /** The store's current index file (`vectors-<gen>.hnsw`) in its directory. */
@@ -296,31 +273,13 @@ async function runHnswStore(job: WorkerJob, d: Data): Promise<SystemResult> {
   // load from other processes hits both alike.
   const raw = loadRaw(await storeIndexFile(path), hnsw);
   const qs = Array.from({ length: job.queries + WARMUP }, (_, q) => row(d.queries, DIMS, q));
-  const storeSamples: number[] = [];
-  const rawSamples: number[] = [];
-  let storeCpu = 0;
-  let rawCpu = 0;
-  for (let q = 0; q < WARMUP + job.queries; q++) {
-    let c0 = cpuMs();
-    let t0 = performance.now();
-    await store.search([], { query: idText("q", q), limit: K });
-    const s = performance.now() - t0;
-    const sc = cpuMs() - c0;
-    c0 = cpuMs();
-    t0 = performance.now();
-    raw.searchKnn(qs[q], K);
-    const r = performance.now() - t0;
-    const rc = cpuMs() - c0;
-    if (q >= WARMUP) {
-      storeSamples.push(s);
-      rawSamples.push(r);
-      storeCpu += sc;
-      rawCpu += rc;
-    }
-  }
-  const si = latency(storeSamples);
-  const ri = latency(rawSamples);
-  result.interleaved = { store: si, raw: ri, ratioP50: si.p50 / ri.p50, ratioMean: si.mean / ri.mean, ratioCpu: storeCpu / rawCpu };
+  const iv = await interleave(
+    job.queries,
+    WARMUP,
+    (q) => store.search([], { query: idText("q", q), limit: K }),
+    (q) => raw.searchKnn(qs[q], K),
+  );
+  result.interleaved = { store: iv.a, raw: iv.b, ratioP50: iv.ratioP50, ratioMean: iv.ratioMean, ratioCpu: iv.ratioCpu };
   await store.close();
 
   store = new HNSWStore(options("hybrid"));
@@ -330,35 +289,17 @@ async function runHnswStore(job: WorkerJob, d: Data): Promise<SystemResult> {
   const firstSearchMs = performance.now() - t;
   const hybrid = await timeQueries(job.queries, async (q) => keyIds(await store.search([], { query: idText("q", q), limit: K })));
   // The default mode against raw searchKnn, timed alternately like the vector figure.
-  const hs: number[] = [];
-  const hr: number[] = [];
-  let hsCpu = 0;
-  let hrCpu = 0;
-  for (let q = 0; q < WARMUP + job.queries; q++) {
-    let c0 = cpuMs();
-    let t0 = performance.now();
-    await store.search([], { query: idText("q", q), limit: K });
-    const s = performance.now() - t0;
-    const sc = cpuMs() - c0;
-    c0 = cpuMs();
-    t0 = performance.now();
-    raw.searchKnn(qs[q], K);
-    const r = performance.now() - t0;
-    const rc = cpuMs() - c0;
-    if (q >= WARMUP) {
-      hs.push(s);
-      hr.push(r);
-      hsCpu += sc;
-      hrCpu += rc;
-    }
-  }
-  const hsl = latency(hs);
-  const hrl = latency(hr);
+  const hv = await interleave(
+    job.queries,
+    WARMUP,
+    (q) => store.search([], { query: idText("q", q), limit: K }),
+    (q) => raw.searchKnn(qs[q], K),
+  );
   result.hybrid = {
     search: hybrid.lat,
     recall: recallAtK(hybrid.ids, d.exact.slice(WARMUP)),
     firstSearchMs,
-    interleaved: { store: hsl, raw: hrl, ratioP50: hsl.p50 / hrl.p50, ratioCpu: hsCpu / hrCpu },
+    interleaved: { store: hv.a, raw: hv.b, ratioP50: hv.ratioP50, ratioCpu: hv.ratioCpu },
   };
   await store.close();
   return result;
@@ -398,31 +339,13 @@ async function runPlanner(job: WorkerJob, d: Data): Promise<SystemResult> {
     for (let i = start; i < Math.min(job.n, start + BATCH); i++) ops.push({ namespace: ["shared"], key: `k${i}`, value: { text: idText("v", i) } });
     await store.batch(ops);
   }
-  const whole: number[] = [];
-  const covering: number[] = [];
-  let wholeCpu = 0;
-  let coveringCpu = 0;
-  for (let q = 0; q < WARMUP + job.queries; q++) {
-    let c0 = cpuMs();
-    let t0 = performance.now();
-    await store.search([], { query: idText("q", q), limit: K });
-    const a = performance.now() - t0;
-    const ac = cpuMs() - c0;
-    c0 = cpuMs();
-    t0 = performance.now();
-    await store.search(["shared"], { query: idText("q", q), limit: K });
-    const b = performance.now() - t0;
-    const bc = cpuMs() - c0;
-    if (q >= WARMUP) {
-      whole.push(a);
-      covering.push(b);
-      wholeCpu += ac;
-      coveringCpu += bc;
-    }
-  }
+  const shared = await interleave(
+    job.queries,
+    WARMUP,
+    (q) => store.search([], { query: idText("q", q), limit: K }),
+    (q) => store.search(["shared"], { query: idText("q", q), limit: K }),
+  );
   await store.close();
-  const w = latency(whole);
-  const c = latency(covering);
   const oneUser: PlannerResult["oneUser"] = [];
   for (const namespaces of [1_000, 10_000, 100_000]) {
     const row: Partial<PlannerResult["oneUser"][number]> = { namespaces };
@@ -445,13 +368,13 @@ async function runPlanner(job: WorkerJob, d: Data): Promise<SystemResult> {
   return {
     system: "planner",
     n: job.n,
-    search: c,
+    search: shared.b,
     recall: 0,
     userSearch: oneUser[0]!.vector,
     userRecall: 0,
     rssDeltaMB: 0,
     rssMB: rssMB(),
-    planner: { shared: { whole: w, covering: c, ratioP50: c.p50 / w.p50, ratioCpu: coveringCpu / wholeCpu }, oneUser },
+    planner: { shared: { whole: shared.a, covering: shared.b, ratioP50: shared.b.p50 / shared.a.p50, ratioCpu: 1 / shared.ratioCpu }, oneUser },
   };
 }
 

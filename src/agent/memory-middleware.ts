@@ -11,7 +11,7 @@ import type { MemoryExtractor } from "../extract/extractor.js";
 import { checkMode, latestHumanText, postloads, preloads, type CallModelOptions, type MemoryMode } from "../graph/call-model.js";
 import { isFatalMemoryError } from "../graph/memory-tool-node.js";
 import { validateRecallOptions } from "../graph/recall.js";
-import { recallMemoryContext, withEpisodeSection } from "../graph/recall-context.js";
+import { preloadMemoryBlock } from "../graph/recall-context.js";
 import { createMemoryTools, type MemoryToolsOptions } from "../graph/tools.js";
 import { writeMemory, type WriteMemoryOptions } from "../graph/write-memory.js";
 import { checkTemplate } from "../scope/check-template.js";
@@ -183,19 +183,7 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions) {
       const config = runConfig(request.runtime as RuntimeLike);
       const state = { messages: request.messages as BaseMessage[] };
       const query = options.queryBuilder ? await options.queryBuilder(state, config) : latestHumanText(state.messages);
-      let { block } = await recallMemoryContext({
-        namespace: template,
-        store: options.store,
-        config,
-        query,
-        limit: options.limit,
-        scoreThreshold: options.scoreThreshold,
-        fillWithRecent: options.fillWithRecent,
-        recentScanLimit: options.recentScanLimit,
-        maxTokens: options.maxTokens,
-        withKeys: mode === "both",
-      });
-      if (episodes) block = await withEpisodeSection(block, { episodes, store: options.store, config, query, maxTokens: options.maxTokens });
+      const block = await preloadMemoryBlock(options, { config, query, withKeys: mode === "both" });
       if (!block) return handler(request);
       return handler({ ...request, systemMessage: withMemoryBlock(request.systemMessage, block) });
     },

@@ -9,7 +9,7 @@ import { checkTemplate } from "../scope/check-template.js";
 import { messageText } from "../scope/message-text.js";
 import { resolveNamespace, type NamespaceTemplate } from "../scope/namespace-template.js";
 import { validateRecallOptions } from "./recall.js";
-import { recallMemoryContext, withEpisodeSection } from "./recall-context.js";
+import { preloadMemoryBlock } from "./recall-context.js";
 import { resolveStore } from "../scope/resolve-store.js";
 import { createMemoryTools, type MemoryToolsOptions } from "./tools.js";
 import { checkEpisodeOptions, episodeTools, type EpisodeMemoryOptions } from "../episodes/options.js";
@@ -158,21 +158,7 @@ export function callModel(options: CallModelOptions): (state: MessagesState, con
     let context: string | undefined;
     if (preloads(mode)) {
       const query = options.queryBuilder ? await options.queryBuilder(state, config) : latestHumanText(state.messages);
-      ({ block: context } = await recallMemoryContext({
-        namespace: options.namespace,
-        store: options.store,
-        config,
-        query,
-        limit: options.limit,
-        scoreThreshold: options.scoreThreshold,
-        fillWithRecent: options.fillWithRecent,
-        recentScanLimit: options.recentScanLimit,
-        maxTokens: options.maxTokens,
-        withKeys: mode === "both",
-      }));
-      if (options.episodes) {
-        context = await withEpisodeSection(context, { episodes: options.episodes, store: options.store, config, query, maxTokens: options.maxTokens });
-      }
+      context = await preloadMemoryBlock(options, { config, query, withKeys: mode === "both" });
     }
     const parts = [options.systemPrompt, context].filter((p): p is string => Boolean(p));
     const prefix = layout === "single" && parts.length > 0 ? [new SystemMessage(parts.join("\n\n"))] : parts.map((p) => new SystemMessage(p));

@@ -86,3 +86,26 @@ export async function withEpisodeSection(
   });
   return section ? `${base}\n${section}` : block;
 }
+
+/** The preload settings callModel and the createAgent middleware share. */
+export type PreloadSettings = Pick<RecallOptions, "limit" | "scoreThreshold" | "fillWithRecent" | "recentScanLimit" | "maxTokens"> & {
+  namespace: NamespaceTemplate;
+  store?: BaseStore;
+  episodes?: EpisodeMemoryOptions;
+};
+
+/**
+ * The whole preload of callModel and of the createAgent middleware: the
+ * `[Long-term Memory Context]` block for `query` (see recallMemoryContext),
+ * with the past-conversation section appended when `episodes` is set.
+ * `undefined` when nothing was found.
+ */
+export async function preloadMemoryBlock(
+  settings: PreloadSettings,
+  run: { config?: LangGraphRunnableConfig; query: string; withKeys: boolean },
+): Promise<string | undefined> {
+  const { namespace, store, episodes, limit, scoreThreshold, fillWithRecent, recentScanLimit, maxTokens } = settings;
+  const { config, query, withKeys } = run;
+  const { block } = await recallMemoryContext({ namespace, store, config, query, limit, scoreThreshold, fillWithRecent, recentScanLimit, maxTokens, withKeys });
+  return episodes ? withEpisodeSection(block, { episodes, store, config, query, maxTokens }) : block;
+}
