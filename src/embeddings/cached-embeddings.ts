@@ -7,6 +7,7 @@ import { EmbeddingError, IncompatibleStoreError, InvalidArgumentError, StoreClos
 import { embedderIdentity } from "./identity.js";
 import { isEmbeddingsLike, toEmbeddings, type EmbeddingsFunc, type EmbeddingsInterfaceLike } from "./resolve-embeddings.js";
 import { decodeVector, encodeVector } from "./vector-codec.js";
+import { isAlive } from "../process-alive.js";
 
 /** Options for {@link CachedEmbeddings}. */
 export interface CachedEmbeddingsOptions {
@@ -71,14 +72,6 @@ const plainEntryLine = (k: string, vector: Float32Array) => {
   return JSON.stringify({ k, v, c: lineCrc(k, v) }) + "\n";
 };
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 type Kind = "d" | "q";
 
 /**

@@ -112,6 +112,9 @@ export function createMemoryTools(options: MemoryToolsOptions): StructuredToolIn
   if (!Number.isInteger(maxSearchLimit) || maxSearchLimit < 1) {
     throw new InvalidArgumentError(`maxSearchLimit must be a positive integer, got ${String(options.maxSearchLimit)}`);
   }
+  /** The `limit` argument of search_memory and list_memories. */
+  const limitField = (verb: string, byDefault: number) =>
+    z.number().int().min(1).max(maxSearchLimit).optional().describe(`How many memories to ${verb} at most (1-${maxSearchLimit}, default ${byDefault}).`);
   checkTemplate(options.namespace);
   if (options.sharedNamespace) checkTemplate(options.sharedNamespace);
   const index = options.indexFields === undefined ? ["text"] : options.indexFields;
@@ -143,13 +146,7 @@ export function createMemoryTools(options: MemoryToolsOptions): StructuredToolIn
         "and the shared read-only knowledge. Returns matching memories with their keys.",
       schema: z.object({
         query: z.string().min(1).describe("What to look for, in plain words, e.g. 'dietary restrictions'."),
-        limit: z
-          .number()
-          .int()
-          .min(1)
-          .max(maxSearchLimit)
-          .optional()
-          .describe(`How many memories to return at most (1-${maxSearchLimit}, default 5).`),
+        limit: limitField("return", 5),
       }),
     },
   );
@@ -177,13 +174,7 @@ export function createMemoryTools(options: MemoryToolsOptions): StructuredToolIn
         "List what long-term memory holds about the current user, newest first, with keys. " +
         "Use it to see what you know before you update (remember with a key) or forget a memory.",
       schema: z.object({
-        limit: z
-          .number()
-          .int()
-          .min(1)
-          .max(maxSearchLimit)
-          .optional()
-          .describe(`How many memories to show at most (1-${maxSearchLimit}, default ${maxSearchLimit}).`),
+        limit: limitField("show", maxSearchLimit),
         offset: z.number().int().min(0).optional().describe("How many of the newest memories to skip, for the next page (default 0)."),
       }),
     },

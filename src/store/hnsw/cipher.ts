@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { EncryptionError } from "../../errors.js";
 import { aeadOpen, aeadSeal, resolveKey, type EncryptionKey } from "../aead.js";
+import { isAlive } from "../../process-alive.js";
 
 export type { EncryptionKey };
 
@@ -117,15 +118,6 @@ export function removeStaleRamFiles(ramDir: string): void {
     const m = /^lhm-[0-9a-f]{12}-(\d+)-[0-9a-f]{12}\.hnsw$/.exec(name);
     if (!m) continue;
     const pid = Number(m[1]);
-    let alive = pid === process.pid;
-    if (!alive) {
-      try {
-        process.kill(pid, 0);
-        alive = true;
-      } catch (err) {
-        alive = (err as NodeJS.ErrnoException).code === "EPERM";
-      }
-    }
-    if (!alive) fs.rmSync(path.join(ramDir, name), { force: true });
+    if (pid !== process.pid && !isAlive(pid)) fs.rmSync(path.join(ramDir, name), { force: true });
   }
 }

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { StoreLockedError } from "../../errors.js";
+import { isAlive } from "../../process-alive.js";
 
 /** Directories locked by stores in this process. */
 const heldHere = new Set<string>();
@@ -12,16 +13,6 @@ interface LockInfo {
   pid: number;
   /** Unique per lock file ever written: a take-over names the lock it removes by it. */
   nonce: string;
-}
-
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 const sleepCell = new Int32Array(new SharedArrayBuffer(4));

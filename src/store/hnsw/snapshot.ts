@@ -6,6 +6,7 @@ import { crcHex, fileChecksum, verifyFile, type FileChecksum } from "./checksum.
 import type { EncryptionManifest, FileCipher } from "./cipher.js";
 import { fsyncDir, writeAll, writeFileAtomic } from "./files.js";
 import { WriteAheadLog } from "./write-ahead-log.js";
+import { isAlive } from "../../process-alive.js";
 
 export const FORMAT = "langgraph-hnsw-memory";
 /**
@@ -217,15 +218,6 @@ export function writeSnapshot(
   WriteAheadLog.create(logFile(dir, gen), gen, manifest.seq);
   writeManifest(dir, { ...manifest, formatVersion: FORMAT_VERSION, files });
   removeStrays(dir, gen);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /**

@@ -3,16 +3,11 @@ import { extractFieldTexts } from "../fields.js";
 import { embedTexts } from "../hnsw/prepare-batch.js";
 import type { PreparedPut } from "../hnsw/store-state.js";
 import type { MemoryEntry } from "../../migrate/entry.js";
+import type { ItemRow } from "./search.js";
 import { nsLabels, type Queryable, type Tables } from "./sql.js";
 import { pathsFor, upsert } from "./write.js";
 
-interface ExportRow {
-  ns: string;
-  key: string;
-  value: Record<string, unknown>;
-  index_fields: false | string[] | null;
-  created_at: string;
-  updated_at: string;
+interface ExportRow extends ItemRow {
   expires_at: string | null;
   ttl_minutes: number | null;
 }
