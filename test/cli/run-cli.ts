@@ -2,18 +2,14 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
+import { collectOutput, type ChildOutput } from "../helpers/spawn-child.js";
 
 export const root = path.resolve(import.meta.dirname, "../..");
 export const CLI = path.join(root, "src/cli/main.ts");
 export const FAKE = path.join(root, "test/cli/fixtures/fake-embedder.ts");
 export const SLOW = path.join(root, "test/cli/fixtures/slow-embedder.ts");
 
-export interface CliResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
+export type CliResult = ChildOutput;
 
 /** Spawns the real CLI (from source, under tsx). */
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
@@ -30,17 +26,7 @@ export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input
   return collect(child, options.input);
 }
 
-export function collect(child: ChildProcess, input?: string): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    let stdout = "";
-    let stderr = "";
-    child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-    child.stdin!.end(input ?? "");
-  });
-}
+export const collect = collectOutput;
 
 /** A store directory with a few memories (FakeEmbeddings, 16 dims) and an extraction cursor. */
 export async function seedStore(dir: string, extra = 0): Promise<void> {

@@ -10,24 +10,17 @@ import net from "node:net";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/temp-dir.js";
+import { collectOutput, type ChildOutput } from "../helpers/spawn-child.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
-function chat(args: string[], input: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "examples/chatbot/main.ts"), ...args], {
-      cwd: root,
-      env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", ...env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
+function chat(args: string[], input: string, env: NodeJS.ProcessEnv): Promise<ChildOutput> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "examples/chatbot/main.ts"), ...args], {
+    cwd: root,
+    env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", ...env },
+    stdio: ["pipe", "pipe", "pipe"],
   });
+  return collectOutput(child, input);
 }
 
 /** A port nothing listens on. */

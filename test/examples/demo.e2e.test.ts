@@ -14,6 +14,7 @@ import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
 import { UniversalSentenceEncoderEmbeddings } from "../../src/embeddings/universal-sentence-encoder.js";
 import { MEMORY_CONTEXT_HEADER } from "../../src/graph/format-memories.js";
 import { tempDir } from "../helpers/temp-dir.js";
+import { collectOutput } from "../helpers/spawn-child.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const FACTS = ["User is vegetarian.", "User is allergic to peanuts."];
@@ -22,16 +23,8 @@ function run(script: string, args: string[], input?: string): Promise<{ code: nu
   const started = Date.now();
   // No API key: the examples must run offline whatever the machine's environment.
   const env = { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "" };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(root, script), ...args], { cwd: root, env, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr, ms: Date.now() - started }));
-    child.stdin.end(input ?? "");
-  });
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, script), ...args], { cwd: root, env, stdio: ["pipe", "pipe", "pipe"] });
+  return collectOutput(child, input).then((out) => ({ ...out, ms: Date.now() - started }));
 }
 
 /** The demo's output split by its `=== heading ===` lines; keys are the heading's leading number or word. */

@@ -5,21 +5,13 @@ import { MemoryExtractor } from "../../src/extract/extractor.js";
 import { cursorNamespace } from "../../src/extract/cursor.js";
 import { factKey } from "../../src/extract/messages.js";
 import { InvalidArgumentError } from "../../src/errors.js";
-import { ScriptedChatModel, type ScriptedTurn } from "../helpers/scripted-chat-model.js";
-import { memoryStore, NS, recordingLogger, userText } from "./support.js";
+import { ScriptedChatModel } from "../helpers/scripted-chat-model.js";
+import { extractorSetup, memoryStore, NS, say, texts, userText } from "./support.js";
 
 // All chat models here are the ScriptedChatModel TEST DOUBLE (no LLM runs in tests);
 // the store's embedder is the deterministic FakeEmbeddings TEST DOUBLE.
 
-function setup(turns: ScriptedTurn[], options: Partial<ConstructorParameters<typeof MemoryExtractor>[0]> = {}) {
-  const model = new ScriptedChatModel({ turns });
-  const logger = recordingLogger();
-  const extractor = new MemoryExtractor({ model, logger, retryDelaySeconds: 0.01, ...options });
-  return { model, logger, extractor, store: memoryStore() };
-}
-
-const say = (text: string) => [{ role: "user", content: text }];
-const texts = async (store: ReturnType<typeof memoryStore>) => (await store.search(NS, { limit: 50 })).map((i) => i.value.text).sort();
+const setup = extractorSetup;
 
 describe("MemoryExtractor.extract", () => {
   it("makes one call and returns facts from a fenced reply", async () => {

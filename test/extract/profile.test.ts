@@ -2,11 +2,10 @@ import { describe, expect, it } from "vitest";
 import { MemoryExtractor } from "../../src/extract/extractor.js";
 import { mergeProfile, renderProfile } from "../../src/extract/profile.js";
 import { ScriptedChatModel } from "../helpers/scripted-chat-model.js";
-import { memoryStore, NS, recordingLogger, userText } from "./support.js";
+import { memoryStore, NS, recordingLogger, userText, say } from "./support.js";
 
 // ScriptedChatModel is a TEST DOUBLE (no LLM runs here).
 
-const say = (text: string) => [{ role: "user", content: text }];
 
 describe("profile mode", () => {
   it("keeps one document under a fixed key and merges new information, the newest value winning", async () => {

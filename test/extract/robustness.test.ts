@@ -10,10 +10,10 @@ import { MAX_REPLY_CHARS, parseFacts, parseJsonFromReply } from "../../src/extra
 import { parseProfileReply } from "../../src/extract/profile.js";
 import { historyNamespace, listHistory, restoreVersion } from "../../src/privacy/history.js";
 import { HNSWStore, InvalidArgumentError } from "../../src/index.js";
-import { ScriptedChatModel, type ScriptedTurn } from "../helpers/scripted-chat-model.js";
+import { ScriptedChatModel } from "../helpers/scripted-chat-model.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { tempDir } from "../helpers/temp-dir.js";
-import { memoryStore, NS, recordingLogger } from "./support.js";
+import { memoryStore, NS, recordingLogger, extractorSetup, say, texts } from "./support.js";
 
 // Chat models are the ScriptedChatModel TEST DOUBLE; stores embed with the FakeEmbeddings TEST DOUBLE.
 
@@ -22,15 +22,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-function setup(turns: ScriptedTurn[], options: Partial<ConstructorParameters<typeof MemoryExtractor>[0]> = {}) {
-  const model = new ScriptedChatModel({ turns });
-  const logger = recordingLogger();
-  const extractor = new MemoryExtractor({ model, logger, retryDelaySeconds: 0.01, ...options });
-  return { model, logger, extractor, store: memoryStore() };
-}
-
-const say = (text: string) => [{ role: "user", content: text }];
-const texts = async (store: ReturnType<typeof memoryStore>) => (await store.search(NS, { limit: 50 })).map((i) => i.value.text as string).sort();
+const setup = extractorSetup;
 const FIVE = ["User lives in Berlin.", "User is a nurse.", "User likes jazz.", "User has a cat.", "User drinks tea."];
 
 async function seedFive(store: ReturnType<typeof memoryStore>) {

@@ -1,6 +1,8 @@
 import { InMemoryStore } from "@langchain/langgraph-checkpoint";
 import type { BaseMessage } from "@langchain/core/messages";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
+import { ScriptedChatModel, type ScriptedTurn } from "../helpers/scripted-chat-model.js";
+import { MemoryExtractor } from "../../src/extract/extractor.js";
 
 /** A logger that records instead of printing. */
 export function recordingLogger() {
@@ -31,3 +33,17 @@ export function userText(call: BaseMessage[]): string {
 }
 
 export const NS = ["users", "42"];
+
+/** A MemoryExtractor on the ScriptedChatModel TEST DOUBLE, a recording logger and an empty store. */
+export function extractorSetup(turns: ScriptedTurn[], options: Partial<ConstructorParameters<typeof MemoryExtractor>[0]> = {}) {
+  const model = new ScriptedChatModel({ turns });
+  const logger = recordingLogger();
+  const extractor = new MemoryExtractor({ model, logger, retryDelaySeconds: 0.01, ...options });
+  return { model, logger, extractor, store: memoryStore() };
+}
+
+/** One user message, as extract() takes it. */
+export const say = (text: string) => [{ role: "user", content: text }];
+
+/** The texts stored under {@link NS}, sorted. */
+export const texts = async (store: ReturnType<typeof memoryStore>) => (await store.search(NS, { limit: 50 })).map((i) => i.value.text as string).sort();

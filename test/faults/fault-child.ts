@@ -12,6 +12,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
+import { rng } from "../helpers/rng.js";
 
 const [mode, dir, arg] = process.argv.slice(2);
 const DIMS = 32;
@@ -31,16 +32,6 @@ function modelOf(d: string): string {
 const embedder = (model: string) => new FakeEmbeddings({ dims: DIMS, model });
 const openStore = (d: string, model = modelOf(d), extra = {}) =>
   new HNSWStore({ path: d, index: { dims: DIMS, embeddings: embedder(model), fields: ["text"] }, compactAfterBytes: 8192, logger: silent, ...extra });
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 4294967296;
-  };
-}
 
 const words = ["alpha", "bravo", "cedar", "delta", "ember", "fjord", "glade", "heron", "iris", "jade", "kelp", "lumen"];
 

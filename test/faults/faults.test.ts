@@ -18,6 +18,7 @@ import { HNSWStore } from "../../src/index.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { deadPid, lockRace } from "../helpers/lock-race.js";
 import { crashRound, resultOf, runFaultChild } from "./run-child.js";
+import { rng } from "../helpers/rng.js";
 
 const ROUNDS = Number(process.env.FAULT_ROUNDS ?? 100);
 const CORRUPTIONS = Number(process.env.FAULT_CORRUPTIONS ?? 8);
@@ -45,16 +46,6 @@ afterAll(() => {
   console.log(`\nFault-injection results (${os.cpus().length} cores, ${os.cpus()[0]?.model ?? "?"})\n${lines.join("\n")}\n${bad.length ? `BAD:\n${bad.join("\n")}` : "no bad outcomes"}\n`);
   fs.rmSync(root, { recursive: true, force: true });
 });
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 4294967296;
-  };
-}
 
 type Item = { ns: string[]; key: string; text: string };
 type Op =

@@ -34,3 +34,24 @@ export function waitForExit(child: ChildProcess): Promise<number | null> {
     else child.once("exit", (code) => resolve(code));
   });
 }
+
+/** What a finished child printed, and how it ended. */
+export interface ChildOutput {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Feeds `input` (or nothing) to the child's stdin and collects its output until it closes. */
+export function collectOutput(child: ChildProcess, input?: string): Promise<ChildOutput> {
+  return new Promise((resolve, reject) => {
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.stdin?.end(input ?? "");
+  });
+}

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import {
   CorruptStoreError,
   exportStore,
@@ -15,7 +15,7 @@ import {
 import { PostgresMemoryStore } from "../../../src/store/postgres/index.js";
 import { FakeEmbeddings } from "../../helpers/fake-embeddings.js";
 import { tempDir } from "../../helpers/temp-dir.js";
-import { startPglite, type PgliteServer } from "./pglite.js";
+import { pgliteForFile } from "./pglite.js";
 
 /**
  * Migration both ways between HNSWStore on disk and PostgresMemoryStore on
@@ -23,15 +23,8 @@ import { startPglite, type PgliteServer } from "./pglite.js";
  * DOUBLE (bag of words).
  */
 const DIMS = 32;
-let server: PgliteServer;
+const pg = pgliteForFile();
 const cleanups: (() => Promise<void> | void)[] = [];
-// PGlite's cold start takes seconds, and minutes on a loaded machine.
-beforeAll(async () => {
-  server = await startPglite();
-}, 300_000);
-afterAll(async () => {
-  await server?.stop();
-});
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
@@ -56,11 +49,11 @@ function hnsw(embeddings = fake()) {
 }
 
 function postgres(embeddings = fake()) {
-  const schema = server.freshSchema();
-  const store = new PostgresMemoryStore({ pool: server.pool, schema, index: { dims: DIMS, embeddings, fields: ["text"] }, ttl: { sweepIntervalMinutes: 0 } });
+  const schema = pg.server.freshSchema();
+  const store = new PostgresMemoryStore({ pool: pg.server.pool, schema, index: { dims: DIMS, embeddings, fields: ["text"] }, ttl: { sweepIntervalMinutes: 0 } });
   cleanups.push(async () => {
     await store.close();
-    await server.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pg.server.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   });
   return { store, embeddings };
 }
@@ -100,13 +93,13 @@ describe("migration", () => {
     const src = new HNSWStore({ path: dir.dir, index: { dims: 16, embeddings: new FakeEmbeddings({ dims: 16 }) } });
     for (let i = 0; i < 12; i++) await src.put(["users", `u${i % 3}`], `k${i}`, { text: `memory ${i} about tea` });
     await src.close();
-    await server.idle();
-    const r = await runCli(["--path", dir.dir, "--json", "migrate", "--to", server.url, "--embeddings", FAKE]);
+    await pg.server.idle();
+    const r = await runCli(["--path", dir.dir, "--json", "migrate", "--to", pg.server.url, "--embeddings", FAKE]);
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as { items: number; verified: boolean; vectorsCopied: boolean };
     expect(report).toMatchObject({ items: 12, verified: true, vectorsCopied: true });
-    await server.idle();
-    const target = new PostgresMemoryStore({ pool: server.pool, index: { dims: 16, embeddings: new FakeEmbeddings({ dims: 16 }) } });
+    await pg.server.idle();
+    const target = new PostgresMemoryStore({ pool: pg.server.pool, index: { dims: 16, embeddings: new FakeEmbeddings({ dims: 16 }) } });
     expect((await target.search(["users", "u1"], { limit: 20 })).length).toBe(4);
     expect((await target.search(["users", "u1"], { query: "memory 4 about tea", limit: 1 }))[0].key).toBe("k4");
   });

@@ -2,6 +2,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
 
 /**
  * A real PostgreSQL engine (PGlite, with the real pgvector) served on a local
@@ -41,4 +42,20 @@ export async function startPglite(): Promise<PgliteServer> {
       await db.close();
     },
   };
+}
+
+/**
+ * One PGlite server for the calling test file: started before its tests
+ * (cold start takes seconds, minutes on a loaded machine) and stopped after.
+ * Read `.server` inside tests and hooks.
+ */
+export function pgliteForFile(): { readonly server: PgliteServer } {
+  const holder = {} as { server: PgliteServer };
+  beforeAll(async () => {
+    holder.server = await startPglite();
+  }, 300_000);
+  afterAll(async () => {
+    await holder.server?.stop();
+  });
+  return holder;
 }

@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { EmbeddingError, HNSWStore, IncompatibleStoreError, InvalidArgumentError, InvalidValueError } from "../../../src/index.js";
 import { PostgresMemoryStore, type PostgresMemoryStoreOptions } from "../../../src/store/postgres/index.js";
 import { FakeEmbeddings } from "../../helpers/fake-embeddings.js";
-import { startPglite, type PgliteServer } from "./pglite.js";
+import { pgliteForFile } from "./pglite.js";
 import { describeRefreshTtl } from "../../conformance/refresh-ttl-contract.js";
 
 /**
@@ -11,29 +11,22 @@ import { describeRefreshTtl } from "../../conformance/refresh-ttl-contract.js";
  * DOUBLE (bag of words): meaning is not under test.
  */
 const DIMS = 32;
-let server: PgliteServer;
+const pg = pgliteForFile();
 const open: { store: PostgresMemoryStore; schema: string }[] = [];
 
-// PGlite's cold start takes seconds, and minutes on a loaded machine.
-beforeAll(async () => {
-  server = await startPglite();
-}, 300_000);
-afterAll(async () => {
-  await server?.stop();
-});
 afterEach(async () => {
   for (const { store, schema } of open.splice(0)) {
     await store.close();
-    await server.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pg.server.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   }
 });
 
 function make(options: Partial<PostgresMemoryStoreOptions> & { withIndex?: boolean } = {}) {
   const embeddings = new FakeEmbeddings({ dims: DIMS });
-  const schema = options.schema ?? server.freshSchema();
+  const schema = options.schema ?? pg.server.freshSchema();
   const { withIndex = true, ...rest } = options;
   const store = new PostgresMemoryStore({
-    pool: server.pool,
+    pool: pg.server.pool,
     schema,
     index: withIndex ? { dims: DIMS, embeddings, fields: ["text"] } : undefined,
     ...rest,
@@ -73,14 +66,14 @@ describe("PostgresMemoryStore on PGlite", () => {
   it("searches through the pgvector HNSW index (EXPLAIN), and fills limit under a selective filter", async () => {
     const { store, schema } = make({ hnsw: { exactScanThreshold: 10 } });
     await fill(store, ["a", "b", "c", "d"], 150);
-    const plan = await server.pool.query(
+    const plan = await pg.server.pool.query(
       `EXPLAIN SELECT v.ns, v.key FROM "${schema}".memory_vectors v JOIN "${schema}".memory_items i ON i.ns = v.ns AND i.key = v.key
        WHERE (i.expires_at IS NULL OR i.expires_at > 0) ORDER BY v.embedding <=> $1::vector LIMIT 10`,
       [`[${new FakeEmbeddings({ dims: DIMS }).embedText("apple").join(",")}]`],
     );
     expect(plan.rows.map((r) => r["QUERY PLAN"]).join("\n")).toMatch(/memory_vectors_hnsw/);
     // A search over most of the store (prefix ["users"]): the store's query shape still walks the index.
-    const client = await server.pool.connect();
+    const client = await pg.server.pool.connect();
     try {
       await client.query("BEGIN");
       await client.query("SET LOCAL enable_sort = off");
@@ -163,7 +156,7 @@ describe("PostgresMemoryStore on PGlite", () => {
       ]),
     ).rejects.toThrow(EmbeddingError);
     expect(await store.count()).toBe(0);
-    expect(() => new PostgresMemoryStore({ pool: server.pool, schema: "Bad-Name" })).toThrow(InvalidArgumentError);
+    expect(() => new PostgresMemoryStore({ pool: pg.server.pool, schema: "Bad-Name" })).toThrow(InvalidArgumentError);
   });
 
   it("records the schema version and the embedder, and refuses another embedder or dims", async () => {
@@ -172,18 +165,18 @@ describe("PostgresMemoryStore on PGlite", () => {
     const stats = await store.stats();
     expect(stats).toMatchObject({ items: 1, vectors: 1, schemaVersion: 1, dims: DIMS, embedder: `FakeEmbeddings:fake-bag-of-words-${DIMS}` });
     expect(stats.pgvector).toMatch(/^0\.\d+/);
-    const other = new PostgresMemoryStore({ pool: server.pool, schema, index: { dims: DIMS, embeddings: new FakeEmbeddings({ dims: DIMS, model: "other" }) } });
+    const other = new PostgresMemoryStore({ pool: pg.server.pool, schema, index: { dims: DIMS, embeddings: new FakeEmbeddings({ dims: DIMS, model: "other" }) } });
     await expect(other.setup()).rejects.toThrow(IncompatibleStoreError);
-    const noIndex = new PostgresMemoryStore({ pool: server.pool, schema });
+    const noIndex = new PostgresMemoryStore({ pool: pg.server.pool, schema });
     await expect(noIndex.get(["a"], "k")).rejects.toThrow(/open them with the same `index` config/);
-    await server.pool.query(`INSERT INTO "${schema}".memory_migrations VALUES (99, 'future', 0)`);
-    const future = new PostgresMemoryStore({ pool: server.pool, schema, index: { dims: DIMS, embeddings: new FakeEmbeddings({ dims: DIMS }) } });
+    await pg.server.pool.query(`INSERT INTO "${schema}".memory_migrations VALUES (99, 'future', 0)`);
+    const future = new PostgresMemoryStore({ pool: pg.server.pool, schema, index: { dims: DIMS, embeddings: new FakeEmbeddings({ dims: DIMS }) } });
     await expect(future.setup()).rejects.toThrow(/schema version 99/);
     // setup() is idempotent: a second store on the same tables applies nothing twice.
-    await server.pool.query(`DELETE FROM "${schema}".memory_migrations WHERE version = 99`);
-    const again = new PostgresMemoryStore({ pool: server.pool, schema, index: { dims: DIMS, embeddings: new FakeEmbeddings({ dims: DIMS }) } });
+    await pg.server.pool.query(`DELETE FROM "${schema}".memory_migrations WHERE version = 99`);
+    const again = new PostgresMemoryStore({ pool: pg.server.pool, schema, index: { dims: DIMS, embeddings: new FakeEmbeddings({ dims: DIMS }) } });
     expect((await again.get(["a"], "k"))?.value).toEqual({ text: "hello" });
-    expect((await server.pool.query(`SELECT count(*)::int AS n FROM "${schema}".memory_migrations`)).rows[0].n).toBe(1);
+    expect((await pg.server.pool.query(`SELECT count(*)::int AS n FROM "${schema}".memory_migrations`)).rows[0].n).toBe(1);
   });
 
   it("keeps later writes of one key in a batch, in order", async () => {
