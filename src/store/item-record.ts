@@ -1,18 +1,23 @@
+/** Where an item lives: its namespace and key. */
+export interface ItemAddress {
+  namespace: string[];
+  key: string;
+}
+
+/** An item's times, in milliseconds since the epoch. */
+export interface ItemTimes {
+  createdAt: number;
+  updatedAt: number;
+  /** Expiry; absent = never. */
+  expiresAt?: number;
+}
+
 /**
  * The fields every stored item carries, whatever holds it: the HNSW store's
  * in-memory table (`StoredItem`), migration and JSONL exports (`MemoryEntry`).
- * Times are milliseconds since the epoch.
  */
-export interface ItemRecord {
-  namespace: string[];
-  key: string;
+export interface ItemRecord extends ItemAddress, ItemTimes {
   value: Record<string, unknown>;
-  /** Milliseconds since the epoch. */
-  createdAt: number;
-  /** Milliseconds since the epoch. */
-  updatedAt: number;
-  /** Expiry in ms since the epoch; absent = never. */
-  expiresAt?: number;
   /** TTL in minutes (for refresh on read); absent = none. */
   ttl?: number;
   /** The put's index override; absent = the store's fields. */

@@ -110,13 +110,18 @@ describe("langgraph-memory: bad arguments are one line and exit 1", () => {
 });
 
 describe("langgraph-memory: export, import, migrate", () => {
+  /** `langgraph-memory export -o file` of the seeded directory, checked to succeed. */
+  const cliExport = async (file: string) => {
+    const r = await runCli(["--path", dir, "export", "-o", file]);
+    expect(r.code, r.stderr).toBe(0);
+    return r;
+  };
+
   it("export → import into a new directory → export again is identical, and the copy searches by meaning with the reused vectors", async () => {
     const file1 = path.join(tmp.dir, "a.jsonl");
     const file2 = path.join(tmp.dir, "b.jsonl");
     const copy = path.join(tmp.dir, "copy");
-    const exp = await runCli(["--path", dir, "export", "-o", file1]);
-    expect(exp.code, exp.stderr).toBe(0);
-    expect(exp.stderr).toMatch(/export: 5\/5 \(100%\)/);
+    expect((await cliExport(file1)).stderr).toMatch(/export: 5\/5 \(100%\)/);
     const imp = await runCli(["--path", copy, "import", file1]);
     expect(imp.code, imp.stderr).toBe(0);
     expect(imp.stdout).toMatch(/imported 5 items .*\(stored vectors reused\)/);
@@ -148,8 +153,7 @@ describe("langgraph-memory: export, import, migrate", () => {
     const cliFile = path.join(tmp.dir, "cli.jsonl");
     const libFile = path.join(tmp.dir, "lib.jsonl");
     const legacyFile = path.join(tmp.dir, "legacy.jsonl");
-    const exp = await runCli(["--path", dir, "export", "-o", cliFile]);
-    expect(exp.code, exp.stderr).toBe(0);
+    await cliExport(cliFile);
     // CLI export → the library's importStore, vectors copied.
     const viaLib = new HNSWStore({ path: path.join(tmp.dir, "via-lib"), index: { dims: 16, embeddings: new FakeEmbeddings({ dims: 16 }) } });
     const report = await importStore(cliFile, viaLib);

@@ -1,7 +1,7 @@
 import { InvalidNamespaceError as LangGraphInvalidNamespaceError, type BaseStore } from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
 import { InvalidNamespaceError } from "../../src/index.js";
-import type { FakeEmbeddings } from "../helpers/fake-embeddings.js";
+import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 
 /**
  * The store contract, written once and run over every store the package
@@ -24,6 +24,15 @@ export interface ContractOptions {
   fields?: string[];
   /** false: a store without a vector index. */
   index?: boolean;
+}
+
+/**
+ * The embedder (FakeEmbeddings, a TEST DOUBLE) and the `index` option a
+ * factory gives its store for `options`: undefined when `options.index` is false.
+ */
+export function contractIndex(options: ContractOptions, dims: number) {
+  const embeddings = new FakeEmbeddings({ dims });
+  return { embeddings, index: options.index === false ? undefined : { dims, embeddings, fields: options.fields } };
 }
 
 /** What a store supports beyond LangGraph's base contract. */

@@ -1,8 +1,7 @@
 import { InMemoryStore } from "@langchain/langgraph-checkpoint";
 import { HNSWStore } from "../../src/index.js";
-import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { tempDir } from "../helpers/temp-dir.js";
-import { describeStoreContract, type ContractFactory, type ContractOptions } from "./store-contract.js";
+import { contractIndex, describeStoreContract, type ContractFactory, type ContractOptions } from "./store-contract.js";
 
 const DIMS = 32;
 
@@ -11,12 +10,9 @@ function hnswFactory(persistent: boolean): ContractFactory {
     name: `HNSWStore (${persistent ? "on disk" : "in memory"})`,
     capabilities: { extendedFilters: true, extras: true, batchedEmbedding: true, namespaceDetail: true },
     make: async (options: ContractOptions = {}) => {
-      const embeddings = new FakeEmbeddings({ dims: DIMS });
+      const { embeddings, index } = contractIndex(options, DIMS);
       const dir = persistent ? tempDir() : undefined;
-      const store = new HNSWStore({
-        path: dir?.dir,
-        index: options.index === false ? undefined : { dims: DIMS, embeddings, fields: options.fields },
-      });
+      const store = new HNSWStore({ path: dir?.dir, index });
       return {
         store,
         embeddings,
@@ -44,10 +40,8 @@ const inMemory: ContractFactory = {
     "lists namespaces with prefix, suffix, wildcards, maxDepth, limit and offset": "keeps a namespace listed after its last item is deleted",
   },
   make: async (options: ContractOptions = {}) => {
-    const embeddings = new FakeEmbeddings({ dims: DIMS });
-    const store = new InMemoryStore(
-      options.index === false ? undefined : { index: { dims: DIMS, embeddings, fields: options.fields } },
-    );
+    const { embeddings, index } = contractIndex(options, DIMS);
+    const store = new InMemoryStore(index ? { index } : undefined);
     return { store, embeddings, cleanup: async () => {} };
   },
 };

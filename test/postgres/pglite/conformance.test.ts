@@ -1,6 +1,5 @@
 import { PostgresMemoryStore } from "../../../src/store/postgres/index.js";
-import { describeStoreContract, type ContractOptions } from "../../conformance/store-contract.js";
-import { FakeEmbeddings } from "../../helpers/fake-embeddings.js";
+import { contractIndex, describeStoreContract, type ContractOptions } from "../../conformance/store-contract.js";
 import { pgliteForFile } from "./pglite.js";
 
 const DIMS = 32;
@@ -11,13 +10,9 @@ describeStoreContract({
   name: "PostgresMemoryStore (PGlite + pgvector over the pg driver)",
   capabilities: { extendedFilters: true, extras: true, batchedEmbedding: true, namespaceDetail: true },
   make: async (options: ContractOptions = {}) => {
-    const embeddings = new FakeEmbeddings({ dims: DIMS });
+    const { embeddings, index } = contractIndex(options, DIMS);
     const schema = pg.server.freshSchema();
-    const store = new PostgresMemoryStore({
-      pool: pg.server.pool,
-      schema,
-      index: options.index === false ? undefined : { dims: DIMS, embeddings, fields: options.fields },
-    });
+    const store = new PostgresMemoryStore({ pool: pg.server.pool, schema, index });
     return {
       store,
       embeddings,
