@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
@@ -22,6 +22,7 @@ import { InvalidArgumentError, MissingConfigError, StoreClosedError } from "../.
 import { ScriptedChatModel } from "../helpers/scripted-chat-model.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { storeFactories, type StoreCase } from "../graph/stores.js";
+import { withStoreAndThreads } from "../graph/store-fixture.js";
 
 const NS = ["users", "{user_id}"];
 const text = (m: BaseMessage) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content));
@@ -33,15 +34,7 @@ describe.each(storeFactories())("memoryMiddleware in createAgent over $name", (f
   let c: StoreCase;
   let dir: string;
   let checkpointer: SqliteSaver;
-  beforeEach(async () => {
-    c = await factory.make();
-    dir = await mkdtemp(join(tmpdir(), "agent-mw-"));
-    checkpointer = SqliteSaver.fromConnString(join(dir, "threads.sqlite"));
-  });
-  afterEach(async () => {
-    await c.cleanup();
-    await rm(dir, { recursive: true, force: true });
-  });
+  withStoreAndThreads(factory, "agent-mw-", (fx) => ({ c, dir, checkpointer } = fx));
 
   it("preload + extraction: monday's fact reaches friday's thread of the same user (context user_id), not user 7; no checkpoint holds the block", async () => {
     const model = new ScriptedChatModel({ turns: [], fallback: "Noted." });

@@ -6,10 +6,8 @@
  * extractor models are ScriptedChatModel (TEST DOUBLE); embeddings are
  * FakeEmbeddings (TEST DOUBLE).
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { MessagesAnnotation, StateGraph } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
@@ -19,6 +17,7 @@ import { MemoryExtractor } from "../../src/extract/extractor.js";
 import { MissingConfigError } from "../../src/errors.js";
 import { ScriptedChatModel } from "../helpers/scripted-chat-model.js";
 import { storeFactories, type StoreCase } from "./stores.js";
+import { withStoreAndThreads } from "./store-fixture.js";
 
 const text = (m: BaseMessage) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content));
 const memoryBlock = (msgs: BaseMessage[]) => msgs.filter((m) => m.getType() === "system" && text(m).startsWith(MEMORY_CONTEXT_HEADER)).map(text).join("\n");
@@ -27,15 +26,7 @@ describe.each(storeFactories())("run values over $name", (factory) => {
   let c: StoreCase;
   let dir: string;
   let checkpointer: SqliteSaver;
-  beforeEach(async () => {
-    c = await factory.make();
-    dir = await mkdtemp(join(tmpdir(), "run-context-"));
-    checkpointer = SqliteSaver.fromConnString(join(dir, "threads.sqlite"));
-  });
-  afterEach(async () => {
-    await c.cleanup();
-    await rm(dir, { recursive: true, force: true });
-  });
+  withStoreAndThreads(factory, "run-context-", (fx) => ({ c, dir, checkpointer } = fx));
 
   function graphFor(namespace: string[], model: ScriptedChatModel, extractor?: MemoryExtractor) {
     return withMemory(new StateGraph(MessagesAnnotation), { model, mode: "both", namespace, store: c.store, extract: extractor }).compile({ checkpointer, store: c.store });

@@ -4,10 +4,8 @@
  * DOUBLE that can emit tool calls. Embeddings come from FakeEmbeddings (TEST
  * DOUBLE). Threads are checkpointed in a real SQLite file in a temp dir.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { Annotation, END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
@@ -22,6 +20,7 @@ import { MemoryExtractor } from "../../src/extract/extractor.js";
 import { InvalidArgumentError, MissingConfigError } from "../../src/errors.js";
 import { ScriptedChatModel } from "../helpers/scripted-chat-model.js";
 import { sleep, storeFactories, type StoreCase } from "./stores.js";
+import { withStoreAndThreads } from "./store-fixture.js";
 
 const NS = ["users", "{user_id}"];
 const text = (m: BaseMessage) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content));
@@ -32,15 +31,7 @@ describe.each(storeFactories())("withMemory over $name", (factory) => {
   let c: StoreCase;
   let dir: string;
   let checkpointer: SqliteSaver;
-  beforeEach(async () => {
-    c = await factory.make();
-    dir = await mkdtemp(join(tmpdir(), "with-memory-"));
-    checkpointer = SqliteSaver.fromConnString(join(dir, "threads.sqlite"));
-  });
-  afterEach(async () => {
-    await c.cleanup();
-    await rm(dir, { recursive: true, force: true });
-  });
+  withStoreAndThreads(factory, "with-memory-", (fx) => ({ c, dir, checkpointer } = fx));
 
   it("preload: what user 42 said on monday reaches the model on friday; user 7 never sees it; checkpoints hold no memory context", async () => {
     const model = new ScriptedChatModel({ turns: [], fallback: "Noted." });
