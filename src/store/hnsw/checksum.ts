@@ -30,11 +30,11 @@ export function fileChecksum(file: string): FileChecksum {
   }
 }
 
-/** {@link fileChecksum} read through the threadpool, so a big file does not block the event loop. */
+/** {@link fileChecksum} read through the threadpool in 1 MiB pieces, so a big file does not block the event loop. */
 export async function fileChecksumAsync(file: string): Promise<FileChecksum> {
   const h = await fs.promises.open(file, "r");
   try {
-    const buf = Buffer.allocUnsafe(4 << 20);
+    const buf = Buffer.allocUnsafe(1 << 20);
     let crc = 0;
     let bytes = 0;
     for (;;) {

@@ -77,7 +77,7 @@ export class FileCipher {
 
   /**
    * Seals the file `from` into `to` (the same bytes as `seal(readFile(from))`)
-   * in 4 MiB pieces read and written through the threadpool, so a big index
+   * in 1 MiB pieces read and written through the threadpool, so a big index
    * never blocks the event loop; fsyncs `to` and returns its size and crc32.
    */
   async sealFile(from: string, to: string, kind: string): Promise<FileChecksum> {
@@ -95,7 +95,7 @@ export class FileCipher {
           bytes += buf.length;
         };
         await put(sealer.head);
-        const buf = Buffer.allocUnsafe(4 << 20);
+        const buf = Buffer.allocUnsafe(1 << 20);
         for (;;) {
           const { bytesRead } = await src.read(buf, 0, buf.length, null);
           if (bytesRead === 0) break;

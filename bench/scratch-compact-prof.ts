@@ -1,0 +1,46 @@
+import { Session } from "node:inspector/promises";
+import { mkdtemp } from "node:fs/promises";
+import os from "node:os";
+import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { HNSWStore } from "../src/store/hnsw/hnsw-store.js";
+import { idText, PrecomputedEmbeddings, randomUnitVectors } from "./lib/vectors.js";
+
+const N = Number(process.argv[2] ?? 10000);
+const DIMS = 512;
+const data = randomUnitVectors(N, DIMS, 1);
+const queries = randomUnitVectors(50, DIMS, 2);
+const dir = await mkdtemp(join(os.tmpdir(), "scratch-compact-"));
+const store = new HNSWStore({ path: dir, index: { dims: DIMS, embeddings: new PrecomputedEmbeddings(data, queries, DIMS), fields: ["text"] }, retrieval: "vector", embeddingCache: false, durability: "process", hnsw: { efConstruction: 40 } });
+for (let s = 0; s < N; s += 1000) await store.batch(Array.from({ length: Math.min(1000, N - s) }, (_, j) => ({ namespace: ["u", `${(s + j) % 100}`], key: `k${s + j}`, value: { text: idText("v", s + j) } })));
+console.log("built");
+const session = new Session();
+session.connect();
+await session.post("Profiler.enable");
+await session.post("Profiler.setSamplingInterval", { interval: 200 });
+await session.post("Profiler.start");
+const h = monitorEventLoopDelay({ resolution: 2 });
+h.enable();
+const gaps: { at: number; gap: number }[] = [];
+let last = performance.now();
+let done = false;
+const t0 = performance.now();
+const probe = () => { const now = performance.now(); if (now - last > 15) gaps.push({ at: Math.round(now - t0), gap: Math.round(now - last) }); last = now; if (!done) setTimeout(probe, 1); };
+probe();
+const marks: string[] = [];
+await store.compact();
+done = true;
+h.disable();
+const { profile } = await session.post("Profiler.stop");
+console.log("compact", Math.round(performance.now() - t0), "ms; loop max", (h.max / 1e6).toFixed(1), "gaps", JSON.stringify(gaps));
+// self time by function
+const self = new Map<string, number>();
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const dt = profile.timeDeltas!;
+profile.samples!.forEach((id, i) => {
+  const n = byId.get(id)!;
+  const k = `${n.callFrame.functionName || "(anon)"} ${n.callFrame.url.split("/").slice(-1)[0]}:${n.callFrame.lineNumber}`;
+  self.set(k, (self.get(k) ?? 0) + (dt[i] ?? 0) / 1000);
+});
+console.log([...self].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([k, v]) => `${v.toFixed(1)}ms ${k}`).join("\n"));
+await store.close();
