@@ -402,10 +402,21 @@ export class HNSWStore extends BaseStore {
     return this.options.retrieval ?? (this.indexConfig ? "hybrid" : "keyword");
   }
 
-  /** Appends a record to the log (see StoreFiles.append) and takes its sequence number. Writers only. */
-  private async writeLog(record: LogRecord, sync: boolean): Promise<void> {
-    await this.files?.append(record, sync);
+  /**
+   * Appends a record to the log (see StoreFiles.append) and takes its
+   * sequence number, both at once, so that concurrent readers logging TTL
+   * refreshes never reuse a number. With `sync`, resolves once it is
+   * fdatasync'ed; if that fails, the record is cut off again and its number
+   * given back (a writer holds the lock alone, so nothing followed it).
+   */
+  private writeLog(record: LogRecord, sync: boolean): Promise<void> {
+    const durable = this.files?.append(record, sync);
+    const before = this.seq;
     this.seq = record.seq;
+    return (durable ?? Promise.resolve()).catch((err: unknown) => {
+      this.seq = before;
+      throw err;
+    });
   }
 
   /**
@@ -427,9 +438,11 @@ export class HNSWStore extends BaseStore {
     const ops = this.pendingTouches;
     this.pendingTouches = [];
     if (!ops.length || !this.files) return;
-    await this.writeLog({ seq: this.seq + 1, at: this.clock(), ops }, false).catch((err: unknown) =>
-      this.logger.warn(`langgraph-hnsw-memory: logging ${ops.length} TTL refresh(es) after a compaction failed (${(err as Error)?.message ?? err}); those items keep their earlier expiry`),
-    );
+    try {
+      await this.writeLog({ seq: this.seq + 1, at: this.clock(), ops }, false);
+    } catch (err) {
+      this.logger.warn(`langgraph-hnsw-memory: logging ${ops.length} TTL refresh(es) after a compaction failed (${(err as Error)?.message ?? err}); those items keep their earlier expiry on disk`);
+    }
   }
 
   /**

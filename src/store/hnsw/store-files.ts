@@ -129,14 +129,14 @@ export class StoreFiles {
   }
 
   /**
-   * Appends a record to the log (one write; with `sync`, fdatasync'ed off
-   * the event loop before the promise resolves). A failure leaves nothing
-   * behind.
+   * Appends a record to the log with one write before it returns (or
+   * throws); with `sync`, the returned promise resolves once it is
+   * fdatasync'ed (off the event loop). A failure leaves nothing behind.
    */
   append(record: LogRecord, sync: boolean): Promise<void> {
     // No log: a compaction committed but could not open the next one. Refuse
     // the write rather than append to a log that is no longer replayed.
-    if (!this.log) return Promise.reject(new CorruptStoreError(`the log of ${this.dir} could not be opened after the last compaction; reopen the store`, logFile(this.dir, this.generation)));
+    if (!this.log) throw new CorruptStoreError(`the log of ${this.dir} could not be opened after the last compaction; reopen the store`, logFile(this.dir, this.generation));
     return this.log.append(record, sync);
   }
 

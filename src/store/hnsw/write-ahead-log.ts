@@ -200,23 +200,21 @@ export class WriteAheadLog {
   }
 
   /**
-   * Appends one record with a single write: durable against process death
-   * when this returns (the kernel has it). With `sync`, it is then
+   * Appends one record with a single write, before this returns (a failure
+   * throws at once): durable against process death from then on. With `sync`, it is then
    * fdatasync'ed in the libuv threadpool, so the event loop keeps running,
    * and the promise resolves once it would survive a power cut. Either way
    * a failure (disk full, I/O error) cuts the record off again, so no
    * unacknowledged record stays behind, and rejects.
    */
-  async append(record: LogRecord, sync: boolean): Promise<void> {
+  append(record: LogRecord, sync: boolean): Promise<void> {
     const before = this.bytes;
-    this.appendNow(record);
-    if (!sync) return;
-    try {
-      await new Promise<void>((resolve, reject) => fs.fdatasync(this.fd, (err) => (err ? reject(err) : resolve())));
-    } catch (err) {
+    this.appendNow(record); // throws at once: nothing was written
+    if (!sync) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => fs.fdatasync(this.fd, (err) => (err ? reject(err) : resolve()))).catch((err: unknown) => {
       this.cutBack(before);
       throw err;
-    }
+    });
   }
 
   /** Appends one record with a single write, without fsync. */
