@@ -33,7 +33,7 @@ import type { LogOp, LogRecord } from "./write-ahead-log.js";
 import type { EmbedderInfo, MemoryEntry } from "../../migrate/entry.js";
 import { validateValue } from "../validate-value.js";
 import { BatchLock, type LockMode, type WriteHold } from "./batch-lock.js";
-import { TimeSlicer, yieldToLoop } from "./time-slice.js";
+import { TimeSlicer } from "./time-slice.js";
 import { prepareImport, stateEntries } from "./transfer.js";
 
 /** Longest stretch a batch's apply runs before it yields to the event loop. */
