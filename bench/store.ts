@@ -19,7 +19,11 @@
  *   - InMemoryStore (up to 100k; fewer queries at 100k, it scans in JS);
  *   - planner (in memory): a prefix covering all N items against the whole
  *     store, and one user's 100 items searched among 1k, 10k and 100k
- *     namespaces (the others hold one unindexed item each).
+ *     namespaces (the others hold one unindexed item each);
+ *   - putraw (up to --putraw-max, 100k): HNSWStore puts (defaults, fsync)
+ *     against raw addPoint on the same vectors, interleaved batch by batch,
+ *     both growing to N; then the longest search latency while compact()
+ *     rewrites the N-item snapshot (a search due every 2 ms).
  * Each target of issue 15 that a run measures is printed as MET or MISSED.
  * The stores get the vectors through {@link PrecomputedEmbeddings}
  * ("v:" + row 123 in letters a–m, "q:" + query 5 in letters n–z, see
@@ -33,8 +37,8 @@
  * (prefix []); the one-user search is over ["users","u1"] and must have
  * recall 1.0 (HNSWStore's planner scans those 100 items exactly).
  *
- * Options: --1m, --sizes=N,N, --queries=200, --systems=fsync,raw,process,memory,planner
- * (raw needs fsync's directory), --raw-build-max=10000, --process-max=10000,
+ * Options: --1m, --sizes=N,N, --queries=200, --systems=fsync,raw,process,memory,planner,putraw
+ * (raw needs fsync's directory), --raw-build-max=10000, --process-max=10000, --putraw-max=100000,
  * --M= --efc= --ef= (override the store's HNSW defaults for both HNSWStore and raw).
  *
  * Run: npm run bench:store  → bench/results/store.json
@@ -44,12 +48,13 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/
 import os from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import hnswlib from "hnswlib-node";
 import { InMemoryStore, type BaseStore, type Operation } from "@langchain/langgraph-checkpoint";
 import { HNSWStore } from "../src/store/hnsw/hnsw-store.js";
 import type { HNSWStoreOptions } from "../src/store/hnsw/options.js";
 import { exactTopK, idText, latency, loadMatrix, lowRankUnitVectors, PrecomputedEmbeddings, randomUnitVectors, recallAtK, row, saveMatrix } from "./lib/vectors.js";
-import { dirBytes, interleave, timeRuns, type Latency } from "./lib/timing.js";
+import { cpuMs, dirBytes, interleave, timeRuns, type Latency } from "./lib/timing.js";
 
 const { HierarchicalNSW } = hnswlib;
 const DIMS = 512;
@@ -57,7 +62,7 @@ const K = 10;
 const USER_ITEMS = 100;
 const BATCH = 1000;
 const WARMUP = 10;
-const SYSTEMS = ["fsync", "raw", "process", "memory", "planner"] as const;
+const SYSTEMS = ["fsync", "raw", "process", "memory", "planner", "putraw"] as const;
 type System = (typeof SYSTEMS)[number];
 
 interface HnswParams {
@@ -76,6 +81,17 @@ interface WorkerJob {
   overridden: boolean;
   /** Raw hnswlib builds its own index (for put throughput) only up to this N. */
   rawBuildMax: number;
+}
+
+/** Put throughput against raw addPoint, and searches during a compaction (the "putraw" system). */
+interface PutRawResult {
+  store: { seconds: number; perSecond: number; cpuMs: number };
+  raw: { seconds: number; perSecond: number; cpuMs: number };
+  /** Store items/s ÷ raw items/s. */
+  ratio: number;
+  /** Compactions the store ran during the puts (by itself). */
+  compactionsDuringPuts: number;
+  compaction: { ms: number; searches: number; search: Latency; loopDelayMaxMs: number; loopDelayP99Ms: number };
 }
 
 
@@ -102,6 +118,7 @@ interface SystemResult {
   /** Store search vs raw searchKnn on the store's own index, timed alternately in one process. */
   interleaved?: { store: Latency; raw: Latency; ratioP50: number; ratioMean: number; ratioCpu: number };
   efSweep?: { ef: number; recall: number; p50: number }[];
+  putRaw?: PutRawResult;
 }
 
 const namespaceOf = (i: number): string[] => (i < USER_ITEMS ? ["users", "u1"] : ["users", `u${2 + (i % 999)}`]);
@@ -305,6 +322,117 @@ async function runHnswStore(job: WorkerJob, d: Data): Promise<SystemResult> {
   return result;
 }
 
+/** Search interval while a compaction runs. */
+const COMPACTION_SEARCH_EVERY_MS = 2;
+
+/**
+ * Put throughput of HNSWStore (defaults: fsync, batches of 1000) against
+ * raw `addPoint` into an hnswlib index with the same M / efConstruction,
+ * on the same vectors, interleaved batch by batch so that load from other
+ * processes hits both alike; both indexes grow to N together. Then, with
+ * the N items in the store, `compact()` runs while a search is issued every
+ * {@link COMPACTION_SEARCH_EVERY_MS} ms: each search's latency counts from
+ * when it was due, so an event-loop block shows in full (a search is due
+ * one interval after the previous one was issued).
+ */
+async function runPutRaw(job: WorkerJob, d: Data): Promise<SystemResult> {
+  const h = job.hnsw!;
+  const path = join(job.dir, "store-putraw");
+  const embeddings = new PrecomputedEmbeddings(d.data, d.queries, DIMS);
+  const store = new HNSWStore({ path, index: { dims: DIMS, embeddings, fields: ["text"] }, retrieval: "vector", embeddingCache: false, hnsw: job.overridden ? h : undefined });
+  await store.open();
+  const raw = new HierarchicalNSW("cosine", DIMS);
+  raw.initIndex({ maxElements: job.n, m: h.M, efConstruction: h.efConstruction, randomSeed: 100 });
+  const generation = async () => (JSON.parse(await readFile(join(path, "store.json"), "utf8")) as { generation: number }).generation;
+  const gen0 = await generation();
+  const s = { seconds: 0, perSecond: 0, cpuMs: 0 };
+  const r = { seconds: 0, perSecond: 0, cpuMs: 0 };
+  for (let start = 0; start < job.n; start += BATCH) {
+    const end = Math.min(job.n, start + BATCH);
+    const ops: Operation[] = [];
+    for (let i = start; i < end; i++) ops.push({ namespace: namespaceOf(i), key: `k${i}`, value: { text: idText("v", i) } });
+    let c0 = cpuMs();
+    let t0 = performance.now();
+    await store.batch(ops);
+    s.seconds += (performance.now() - t0) / 1000;
+    s.cpuMs += cpuMs() - c0;
+    const vectors = Array.from({ length: end - start }, (_, j) => row(d.data, DIMS, start + j));
+    c0 = cpuMs();
+    t0 = performance.now();
+    for (let i = start; i < end; i++) raw.addPoint(vectors[i - start]!, i);
+    r.seconds += (performance.now() - t0) / 1000;
+    r.cpuMs += cpuMs() - c0;
+    if ((start / BATCH) % 10 === 9) process.stdout.write(`\rputraw: ${end} of ${job.n} (store ${int(end / s.seconds)}/s, raw ${int(end / r.seconds)}/s)`);
+  }
+  process.stdout.write("\n");
+  s.perSecond = job.n / s.seconds;
+  r.perSecond = job.n / r.seconds;
+  const compactionsDuringPuts = (await generation()) - gen0;
+
+  // Searches every few ms while compact() rewrites the snapshot.
+  for (let q = 0; q < WARMUP; q++) await store.search([], { query: idText("q", q), limit: K });
+  const samples: number[] = [];
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  let done = false;
+  let inFlight = 0;
+  const t0 = performance.now();
+  loop.enable();
+  const compaction = store.compact().then(() => (done = true));
+  let lastTick = performance.now() - COMPACTION_SEARCH_EVERY_MS;
+  let q = 0;
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      if (done) {
+        if (inFlight === 0) resolve();
+        else setTimeout(tick, 1);
+        return;
+      }
+      // Counted from when this search was due (the timer's own lateness, an
+      // event-loop block, included), without a backlog of earlier ticks.
+      const now = performance.now();
+      const at = Math.min(now, lastTick + COMPACTION_SEARCH_EVERY_MS);
+      lastTick = now;
+      inFlight++;
+      void store.search([], { query: idText("q", q++ % job.queries), limit: K }).then(() => {
+        samples.push(performance.now() - at);
+        inFlight--;
+      });
+      setTimeout(tick, COMPACTION_SEARCH_EVERY_MS);
+    };
+    tick();
+  });
+  await compaction;
+  const compactMs = performance.now() - t0;
+  loop.disable();
+  await store.close();
+  return {
+    system: "HNSWStore put vs raw addPoint",
+    n: job.n,
+    hnsw: h,
+    putSeconds: s.seconds,
+    putPerSecond: s.perSecond,
+    search: latency(samples),
+    recall: 0,
+    userSearch: latency(samples),
+    userRecall: 0,
+    rssDeltaMB: 0,
+    rssMB: rssMB(),
+    putRaw: {
+      store: s,
+      raw: r,
+      ratio: s.perSecond / r.perSecond,
+      compactionsDuringPuts,
+      compaction: {
+        ms: compactMs,
+        searches: samples.length,
+        search: latency(samples),
+        loopDelayMaxMs: loop.max / 1e6,
+        loopDelayP99Ms: loop.percentile(99) / 1e6,
+      },
+    },
+  };
+}
+
 async function runInMemory(job: WorkerJob, d: Data): Promise<SystemResult> {
   const embeddings = new PrecomputedEmbeddings(d.data, d.queries, DIMS);
   const base = process.memoryUsage().rss;
@@ -387,7 +515,9 @@ async function worker(job: WorkerJob): Promise<void> {
         ? await runInMemory(job, d)
         : job.system === "planner"
           ? await runPlanner(job, d)
-          : await runHnswStore(job, d);
+          : job.system === "putraw"
+            ? await runPutRaw(job, d)
+            : await runHnswStore(job, d);
   await writeFile(join(job.dir, `result-${job.system}.json`), JSON.stringify(result));
 }
 
@@ -419,6 +549,7 @@ function parseArgs(argv: string[]) {
     queries: Number(get("queries") ?? 200),
     rawBuildMax: Number(get("raw-build-max") ?? 10_000),
     processMax: Number(get("process-max") ?? 10_000),
+    putRawMax: Number(get("putraw-max") ?? 100_000),
     override: M || efc || ef ? { M: Number(M ?? 16), efConstruction: Number(efc ?? 200), efSearch: Number(ef ?? 200) } : undefined,
   };
 }
@@ -441,7 +572,7 @@ function table(results: SystemResult[]): string {
   const head = "| vectors | N | system | put items/s | search p50 ms | p95 ms | recall@10 | one-user p50 ms | one-user recall | cold open ms | disk MB | RSS Δ MB |";
   const lines = [head, "|" + "---|".repeat(12)];
   for (const r of results) {
-    if (r.planner) continue;
+    if (r.planner || r.putRaw) continue;
     lines.push(
       `| ${r.data} | ${int(r.n)} | ${r.system} | ${int(r.putPerSecond)} | ${f(r.search.p50, 3)} | ${f(r.search.p95, 3)} | ${f(r.recall, 3)} | ${f(r.userSearch.p50, 3)} | ${f(r.userRecall, 3)} | ${f(r.coldOpenMs, 0)} | ${r.diskBytes === undefined ? "—" : f(mb(r.diskBytes), 1)} | ${f(r.rssDeltaMB, 0)} |`,
     );
@@ -470,6 +601,24 @@ function checks(results: SystemResult[]): Check[] {
     const raw = at("raw hnswlib-node");
     const mem = at("InMemoryStore");
     const planner = at("planner")?.planner;
+    const putRaw = at("HNSWStore put vs raw addPoint")?.putRaw;
+    if (putRaw) {
+      out.push({
+        data,
+        n,
+        target: "put throughput ≥ 0.8× raw addPoint on the same data (interleaved, batches of 1000, fsync)",
+        value: `${putRaw.ratio.toFixed(2)}× (${int(putRaw.store.perSecond)} vs ${int(putRaw.raw.perSecond)} items/s; CPU time ${(putRaw.raw.cpuMs / putRaw.store.cpuMs).toFixed(2)}×; ${putRaw.compactionsDuringPuts} compaction(s) during the puts)`,
+        met: putRaw.ratio >= 0.8,
+      });
+      const c = putRaw.compaction;
+      out.push({
+        data,
+        n,
+        target: "compaction never blocks a search for more than 50 ms (max latency of searches issued every 2 ms during compact())",
+        value: `max ${f(c.search.max, 1)} ms, p99 ${f(c.search.p99, 1)} ms over ${c.searches} searches; compact() ${f(c.ms, 0)} ms; event-loop delay max ${f(c.loopDelayMaxMs, 1)} ms`,
+        met: c.search.max <= 50,
+      });
+    }
     if (planner) {
       const r = planner.shared.ratioP50;
       out.push({ data, n, target: `prefix covering ${int(n)} of ${int(n)} items ≤ 1.3× whole-store search (p50)`, value: `${r.toFixed(2)}× (${f(planner.shared.covering.p50, 3)} vs ${f(planner.shared.whole.p50, 3)} ms; CPU time ${planner.shared.ratioCpu.toFixed(2)}×)`, met: r <= 1.3 });
@@ -544,6 +693,10 @@ async function main(): Promise<void> {
           continue;
         }
         // raw hnswlib gets the settings the store recorded (its defaults), unless overridden.
+        if (system === "putraw" && n > args.putRawMax) {
+          console.log(`N=${n}: put vs raw addPoint skipped above --putraw-max=${args.putRawMax}`);
+          continue;
+        }
         const job: WorkerJob = { system, n, queries: args.queries, dir, hnsw: hnsw ?? { M: 16, efConstruction: 200, efSearch: 200 }, overridden: !!args.override, rawBuildMax: args.rawBuildMax };
         t = performance.now();
         const r = await runWorker(job);

@@ -72,6 +72,11 @@ const plainEntryLine = (k: string, vector: Float32Array) => {
   return JSON.stringify({ k, v, c: lineCrc(k, v) }) + "\n";
 };
 
+/** Longest stretch of hashing or encoding before the cache yields to the event loop. */
+const SLICE_MS = 8;
+
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 type Kind = "d" | "q";
 
 /**
@@ -185,7 +190,15 @@ export class CachedEmbeddings extends Embeddings {
     // that never embedded anything would write every old entry back.
     const old = await this.open();
     const keep = new Set<string>();
-    for (const t of texts) keep.add(this.key("d", t));
+    // Hashing 100k texts takes a few hundred ms: in slices, so the event loop keeps running.
+    let sliceStart = performance.now();
+    for (const t of texts) {
+      keep.add(this.key("d", t));
+      if (performance.now() - sliceStart > SLICE_MS) {
+        await yieldToLoop();
+        sliceStart = performance.now();
+      }
+    }
     const queries = new Set<string>();
     await Promise.allSettled([...this.inFlight.values()]);
     await this.writing;
@@ -409,14 +422,27 @@ export class CachedEmbeddings extends Embeddings {
     }
   }
 
-  /** Writes the header and `entries` to `file` atomically (temp file, fsync, rename). */
+  /**
+   * Writes the header and `entries` to `file` atomically (temp file, fsync,
+   * rename). Lines are encoded in slices of a few milliseconds and written a
+   * piece at a time, so rewriting 100k entries does not block the event loop.
+   */
   private async writeFile(file: string, entries: [string, Float32Array][]): Promise<void> {
     const header = JSON.stringify({ format: FORMAT, version: VERSION, identity: this.identity }) + "\n";
-    const body = entries.map(([k, v]) => this.entryLine(k, v)).join("");
     const tmp = `${file}.${process.pid}.tmp`;
     const h = await fs.open(tmp, "w");
     try {
-      await h.writeFile(header + body, "utf8");
+      let piece = [header];
+      let sliceStart = performance.now();
+      for (const [k, v] of entries) {
+        piece.push(this.entryLine(k, v));
+        if (performance.now() - sliceStart > SLICE_MS) {
+          await h.writeFile(piece.join(""), "utf8");
+          piece = [];
+          sliceStart = performance.now();
+        }
+      }
+      await h.writeFile(piece.join(""), "utf8");
       await h.sync();
     } finally {
       await h.close();

@@ -36,6 +36,18 @@ export function aeadSeal(key: Buffer, plain: Buffer, aad: string): Buffer {
   return Buffer.concat([nonce, body, c.getAuthTag()]);
 }
 
+/**
+ * {@link aeadSeal} piece by piece, for data too big to seal in one call
+ * without blocking: `head`, then `update` of each chunk in order, then
+ * `final()` produce exactly the bytes `aeadSeal` would.
+ */
+export function aeadSealer(key: Buffer, aad: string): { head: Buffer; update(chunk: Buffer): Buffer; final(): Buffer } {
+  const nonce = randomBytes(12);
+  const c = createCipheriv(ALGORITHM, key, nonce);
+  c.setAAD(Buffer.from(aad));
+  return { head: nonce, update: (chunk) => c.update(chunk), final: () => Buffer.concat([c.final(), c.getAuthTag()]) };
+}
+
 /** Opens what {@link aeadSeal} sealed; `undefined` when it fails authentication. */
 export function aeadOpen(key: Buffer, sealed: Buffer, aad: string): Buffer | undefined {
   if (sealed.length < 28) return undefined;

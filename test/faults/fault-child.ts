@@ -31,7 +31,7 @@ function modelOf(d: string): string {
 
 const embedder = (model: string) => new FakeEmbeddings({ dims: DIMS, model });
 const openStore = (d: string, model = modelOf(d), extra = {}) =>
-  new HNSWStore({ path: d, index: { dims: DIMS, embeddings: embedder(model), fields: ["text"] }, compactAfterBytes: 8192, logger: silent, ...extra });
+  new HNSWStore({ path: d, index: { dims: DIMS, embeddings: embedder(model), fields: ["text"] }, compactAfterBytes: 8192, compactLogRatio: 0, logger: silent, ...extra });
 
 const words = ["alpha", "bravo", "cedar", "delta", "ember", "fjord", "glade", "heron", "iris", "jade", "kelp", "lumen"];
 

@@ -20,14 +20,14 @@ const unit = (v: number[]) => {
 };
 
 describe("bulk vector reads", () => {
-  it("reads the vectors of a loaded index from its file, without hnswlib's getPoint, and never a changed one", () => {
+  it("reads the vectors of a loaded index from its file, without hnswlib's getPoint, and never a changed one", async () => {
     const d = tempDir("vec-reads-");
     dirs.push(d);
     const file = `${d.dir}/v.hnsw`;
     const a = VectorIndex.create(settings);
     for (let i = 0; i < 50; i++) expect(a.add(vec(i))).toBe(i);
     a.remove(7);
-    a.write(file);
+    await a.write(file);
     const used = new Set(Array.from({ length: 50 }, (_, i) => i).filter((i) => i !== 7));
     const b = VectorIndex.load(file, settings, used);
     // Count hnswlib getPoint calls through a proxy of the index.

@@ -30,6 +30,25 @@ export function fileChecksum(file: string): FileChecksum {
   }
 }
 
+/** {@link fileChecksum} read through the threadpool in 1 MiB pieces, so a big file does not block the event loop. */
+export async function fileChecksumAsync(file: string): Promise<FileChecksum> {
+  const h = await fs.promises.open(file, "r");
+  try {
+    const buf = Buffer.allocUnsafe(1 << 20);
+    let crc = 0;
+    let bytes = 0;
+    for (;;) {
+      const { bytesRead } = await h.read(buf, 0, buf.length, null);
+      if (bytesRead === 0) break;
+      crc = zlib.crc32(buf.subarray(0, bytesRead), crc);
+      bytes += bytesRead;
+    }
+    return { bytes, crc: crc.toString(16).padStart(8, "0") };
+  } finally {
+    await h.close();
+  }
+}
+
 /**
  * Checks a snapshot file against the size and crc32 the manifest recorded,
  * before anything parses it (hnswlib trusts its input: a flipped byte can

@@ -51,3 +51,48 @@ export function writeAll(fd: number, buf: Buffer): void {
   let off = 0;
   while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
 }
+
+// ---- The same, off the event loop (libuv threadpool): used by compaction ----
+
+/** fsyncs a file's data and metadata without blocking the event loop. */
+export async function fsyncFileAsync(file: string): Promise<void> {
+  const h = await fs.promises.open(file, "r+");
+  try {
+    await h.sync();
+  } finally {
+    await h.close();
+  }
+}
+
+/** fsyncs a directory without blocking the event loop (see {@link fsyncDir}). */
+export async function fsyncDirAsync(dir: string): Promise<void> {
+  let h: fs.promises.FileHandle | undefined;
+  try {
+    h = await fs.promises.open(dir, "r");
+    await h.sync();
+  } catch {
+    // Some platforms cannot fsync directories; the rename is still atomic.
+  } finally {
+    await h?.close();
+  }
+}
+
+/** {@link writeFileAtomic} without blocking the event loop. */
+export async function writeFileAtomicAsync(file: string, data: string | Buffer): Promise<void> {
+  const tmp = `${file}.tmp`;
+  const h = await fs.promises.open(tmp, "w");
+  try {
+    await h.writeFile(data);
+    await h.sync();
+  } finally {
+    await h.close();
+  }
+  await fs.promises.rename(tmp, file);
+  await fsyncDirAsync(path.dirname(file));
+}
+
+/** Writes a whole buffer through a file handle (looping over short writes). */
+export async function writeAllAsync(h: fs.promises.FileHandle, buf: Buffer): Promise<void> {
+  let off = 0;
+  while (off < buf.length) off += (await h.write(buf, off, buf.length - off)).bytesWritten;
+}

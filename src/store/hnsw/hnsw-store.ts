@@ -32,10 +32,29 @@ import { buildVectors, type ReindexOptions } from "./reindex.js";
 import type { LogOp, LogRecord } from "./write-ahead-log.js";
 import type { EmbedderInfo, MemoryEntry } from "../../migrate/entry.js";
 import { validateValue } from "../validate-value.js";
+import { BatchLock, type LockMode, type WriteHold } from "./batch-lock.js";
+import { TimeSlicer } from "./time-slice.js";
 import { prepareImport, stateEntries } from "./transfer.js";
 
 /** Longest stretch a batch's apply runs before it yields to the event loop. */
-const APPLY_SLICE_MS = 20;
+const APPLY_SLICE_MS = 10;
+
+/** Default of {@link HNSWStoreOptions.compactAfterBytes}. */
+const COMPACT_AFTER_BYTES = 64 * 1024 * 1024;
+/** Default of {@link HNSWStoreOptions.compactLogRatio}. */
+const COMPACT_LOG_RATIO = 0.5;
+
+/**
+ * @internal For tests only (not exported from the package): awaited inside
+ * every compaction once readers are let in and before any file is written,
+ * so a test can hold a compaction at that point.
+ */
+export const compactionTestHooks: { frozen?: () => Promise<void> } = {};
+
+/** A batch that only reads (gets, searches, listNamespaces) runs beside other reads and beside a compaction. */
+function isReadOnly(operations: Operation[]): boolean {
+  return Array.isArray(operations) && operations.every((op) => op !== null && typeof op === "object" && !("value" in op));
+}
 
 const DEFAULT_HNSW = { M: 16, efConstruction: 200, efSearch: 200, initialCapacity: 1024, exactScanThreshold: 2000 };
 
@@ -96,7 +115,11 @@ export class HNSWStore extends MemoryStoreBase {
   private closed = false;
   /** A compaction failed (disk full…) after its writes were logged: retried after the next write and on close. */
   private compactionOwed = false;
-  private tail: Promise<unknown> = Promise.resolve();
+  /** Batches: readers together, writers alone; a compaction lets readers in while it writes files. */
+  private readonly lock = new BatchLock();
+  /** A compaction is writing the snapshot: TTL refreshes by reads wait here, then go to the new log. */
+  private compacting = false;
+  private pendingTouches: LogOp[] = [];
   private stopSweeper: () => void = () => {};
   private cipher?: FileCipher;
   /** The encryption options in force (rekey() replaces the key). */
@@ -108,6 +131,9 @@ export class HNSWStore extends MemoryStoreBase {
     const index = options.index ? checkIndexConfig(options.index) : undefined;
     if (options.retrieval && !["vector", "keyword", "hybrid"].includes(options.retrieval)) {
       throw new InvalidArgumentError(`retrieval must be "vector", "keyword" or "hybrid", got ${JSON.stringify(options.retrieval)}`);
+    }
+    if (options.compactLogRatio !== undefined && !(typeof options.compactLogRatio === "number" && options.compactLogRatio >= 0 && Number.isFinite(options.compactLogRatio))) {
+      throw new InvalidArgumentError(`compactLogRatio must be a finite number >= 0, got ${JSON.stringify(options.compactLogRatio)}`);
     }
     this.options = options;
     this.encryption = options.encryption ? { ...options.encryption } : undefined;
@@ -177,7 +203,7 @@ export class HNSWStore extends MemoryStoreBase {
     // Sweep once at open too: a process that lives less than the interval still sweeps.
     if (dir && sweepMinutes > 0) {
       const now = this.clock();
-      await this.exclusive(() => this.deleteWhere(state, [], (item) => item.expiresAt !== undefined && item.expiresAt <= now)).catch(onSweepError);
+      await this.lock.run("write", (hold) => this.deleteWhere(state, [], (item) => item.expiresAt !== undefined && item.expiresAt <= now, hold)).catch(onSweepError);
     }
   }
 
@@ -238,10 +264,10 @@ export class HNSWStore extends MemoryStoreBase {
     this.closed = true; // synchronously, before any await
     if (this.opening) await this.opening.catch(() => undefined);
     if (!this.state) return;
-    await this.exclusive(async () => {
+    await this.lock.run("write", async (hold) => {
       this.stopSweeper();
       try {
-        if (this.files && (this.files.logBytes > 0 || this.compactionOwed)) await this.compactNow();
+        if (this.files && (this.files.logBytes > 0 || this.compactionOwed)) await this.compactNow(hold);
       } catch (err) {
         this.logger.warn(`langgraph-hnsw-memory: compaction on close failed (${(err as Error)?.message ?? err}); every acknowledged write is in the log and is replayed on the next open`);
       } finally {
@@ -267,29 +293,30 @@ export class HNSWStore extends MemoryStoreBase {
     return this.state;
   }
 
-  /** Runs `fn` exclusively on `state`, failing if the store was closed (or reopened) meanwhile. */
-  private onState<T>(state: StoreState, fn: () => Promise<T> | T): Promise<T> {
-    return this.exclusive(() => {
+  /**
+   * Runs `fn` on `state` under the batch lock, failing if the store was
+   * closed (or reopened) meanwhile. Writers (the default) run alone, after
+   * every task queued before them; readers run beside other readers and
+   * beside a compaction that is writing its files, after every writer
+   * queued before them, so they see every write issued earlier and never a
+   * half-applied one.
+   */
+  private onState<T>(state: StoreState, fn: (hold: WriteHold) => Promise<T> | T, mode: LockMode = "write"): Promise<T> {
+    return this.lock.run(mode, (hold) => {
       if (this.state !== state || this.closed) throw this.closedError();
-      return fn();
+      return fn(hold);
     });
-  }
-
-  /** Runs `fn` after every earlier batch has finished (one writer at a time). */
-  private exclusive<T>(fn: () => Promise<T> | T): Promise<T> {
-    const run = this.tail.then(fn, fn);
-    this.tail = run.catch(() => undefined);
-    return run;
   }
 
   // ---- get/search/put/delete: MemoryStoreBase validates them and routes them through batch() ----
 
   override async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
     const state = await this.ensureOpen();
-    return this.onState(state, () => this.runBatch(state, operations)) as Promise<OperationResults<Op>>;
+    const mode = isReadOnly(operations) ? "read" : "write";
+    return this.onState(state, (hold) => this.runBatch(state, operations, hold), mode) as Promise<OperationResults<Op>>;
   }
 
-  private async runBatch(state: StoreState, operations: Operation[]): Promise<unknown[]> {
+  private async runBatch(state: StoreState, operations: Operation[], hold: WriteHold): Promise<unknown[]> {
     if (this.storedIndex && !this.indexConfig) this.refuseNewVectors(state, operations);
     const now = this.clock();
     const prepared = await prepareBatch(operations, {
@@ -301,9 +328,10 @@ export class HNSWStore extends MemoryStoreBase {
       now,
       logger: this.logger,
     });
-    if (prepared.logOps.length) this.writeLog({ seq: this.seq + 1, at: now, ops: prepared.logOps }, this.options.durability !== "process");
+    if (prepared.logOps.length) await this.writeLog({ seq: this.seq + 1, at: now, ops: prepared.logOps }, this.options.durability !== "process");
     const results = await this.apply(state, operations, prepared, now);
-    await this.maybeCompact();
+    // A read-only batch holds a read lock: it never compacts.
+    if (prepared.logOps.length) await this.maybeCompact(false, hold);
     return results;
   }
 
@@ -325,15 +353,54 @@ export class HNSWStore extends MemoryStoreBase {
     return this.options.retrieval ?? (this.indexConfig ? "hybrid" : "keyword");
   }
 
-  private writeLog(record: LogRecord, sync: boolean): void {
-    this.files?.append(record, sync);
+  /**
+   * Appends a record to the log (see StoreFiles.append) and takes its
+   * sequence number, both at once, so that concurrent readers logging TTL
+   * refreshes never reuse a number. With `sync`, resolves once it is
+   * fdatasync'ed; if that fails, the record is cut off again and its number
+   * given back (a writer holds the lock alone, so nothing followed it).
+   */
+  private writeLog(record: LogRecord, sync: boolean): Promise<void> {
+    const durable = this.files?.append(record, sync);
+    const before = this.seq;
     this.seq = record.seq;
+    return (durable ?? Promise.resolve()).catch((err: unknown) => {
+      this.seq = before;
+      throw err;
+    });
+  }
+
+  /**
+   * Logs TTL refreshes made by reads (not fsynced: a lost refresh is
+   * harmless). During a compaction they are held back and logged after it,
+   * into the new log: the snapshot being written may or may not hold them,
+   * so replaying them afterwards is what keeps them.
+   */
+  private async logTouches(ops: LogOp[], at: number): Promise<void> {
+    if (this.compacting) {
+      this.pendingTouches.push(...ops);
+      return;
+    }
+    await this.writeLog({ seq: this.seq + 1, at, ops }, false);
+  }
+
+  /** Logs the refreshes held back during a compaction. A failure only loses refreshes: warned, not thrown. */
+  private async flushTouches(): Promise<void> {
+    const ops = this.pendingTouches;
+    this.pendingTouches = [];
+    if (!ops.length || !this.files) return;
+    try {
+      await this.writeLog({ seq: this.seq + 1, at: this.clock(), ops }, false);
+    } catch (err) {
+      this.logger.warn(`langgraph-hnsw-memory: logging ${ops.length} TTL refresh(es) after a compaction failed (${(err as Error)?.message ?? err}); those items keep their earlier expiry on disk`);
+    }
   }
 
   /**
    * Applies a prepared batch in order. HNSW inserts are synchronous (about a
    * millisecond each), so a long batch yields to the event loop every
-   * {@link APPLY_SLICE_MS}; other batches still wait (one writer at a time).
+   * {@link APPLY_SLICE_MS}; other batches still wait (a writer holds the lock
+   * alone, so no read sees a half-applied batch).
    */
   private async apply(state: StoreState, operations: Operation[], prepared: PreparedBatch, now: number): Promise<unknown[]> {
     const touched: LogOp[] = [];
@@ -344,16 +411,12 @@ export class HNSWStore extends MemoryStoreBase {
       touched.push({ t: "touch", ns: item.namespace, key: item.key, exp: item.expiresAt });
     };
     const results: unknown[] = [];
-    let sliceStart = performance.now();
+    const slicer = new TimeSlicer(APPLY_SLICE_MS);
     for (let i = 0; i < operations.length; i++) {
-      if (performance.now() - sliceStart > APPLY_SLICE_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        sliceStart = performance.now();
-      }
+      if (slicer.due) await slicer.pause();
       results.push(this.applyOne(state, operations[i]!, i, prepared, now, touch));
     }
-    // A lost TTL refresh is harmless, so it is not fsynced.
-    if (touched.length) this.writeLog({ seq: this.seq + 1, at: now, ops: touched }, false);
+    if (touched.length) await this.logTouches(touched, now);
     return results;
   }
 
@@ -401,11 +464,11 @@ export class HNSWStore extends MemoryStoreBase {
    * never that write's failure: it is logged, and retried after the next
    * write and on close.
    */
-  private async maybeCompact(force = false): Promise<void> {
+  private async maybeCompact(force: boolean, hold: WriteHold): Promise<void> {
     if (!this.files) return;
-    if (!force && !this.compactionOwed && this.files.logBytes < (this.options.compactAfterBytes ?? 64 * 1024 * 1024)) return;
+    if (!force && !this.compactionOwed && this.files.logBytes < this.compactThreshold()) return;
     try {
-      await this.compactNow();
+      await this.compactNow(hold);
       this.compactionOwed = false;
     } catch (err) {
       this.compactionOwed = true;
@@ -415,23 +478,52 @@ export class HNSWStore extends MemoryStoreBase {
     }
   }
 
+  /** Log size that triggers a compaction: `compactAfterBytes`, or `compactLogRatio` × the snapshot when that is more. */
+  private compactThreshold(): number {
+    const floor = this.options.compactAfterBytes ?? COMPACT_AFTER_BYTES;
+    const ratio = this.options.compactLogRatio ?? COMPACT_LOG_RATIO;
+    return Math.max(floor, ratio * (this.files?.snapshotBytes ?? 0));
+  }
+
   /**
    * Snapshot + empty log, then the embedding cache keeps only the vectors of
    * live items, so deleted data leaves every file.
+   *
+   * Runs under a writer's `hold`. Expired items are dropped and removed
+   * vectors scrubbed first, alone; then the hold is shared with readers, and
+   * the files are written off the event loop (items in short slices, the
+   * index by hnswlib's threadpool write) while searches go on. Writers wait
+   * until it is done. A read's TTL refresh meanwhile changes the item in
+   * memory at once and is logged into the new log after the commit (see
+   * {@link logTouches}). Without a hold (at open) nothing else is running.
    */
-  private async compactNow(): Promise<void> {
+  private async compactNow(hold?: WriteHold): Promise<void> {
     const state = this.state!;
     // Expired items are not carried into the snapshot: they leave the disk here.
     const now = this.clock();
     const expired = [...state.items.items()].filter((item) => item.expiresAt !== undefined && item.expiresAt <= now);
     for (const item of expired) state.applyDelete(item.namespace, item.key);
-    this.files!.compact(state, this.seq, this.indexManifest(state.vectors));
-    if (this.ownedCache) {
-      const texts: string[] = [];
-      for (const item of state.items.items()) for (const f of extractFieldTexts(item.value, state.pathsFor(item.index))) texts.push(f.text);
-      await this.ownedCache.retainDocuments(texts);
+    this.compacting = true;
+    try {
+      await this.files!.compact(state, this.seq, this.indexManifest(state.vectors), async () => {
+        hold?.shareWithReaders();
+        await compactionTestHooks.frozen?.();
+      });
+      if (this.ownedCache) {
+        const texts: string[] = [];
+        const slicer = new TimeSlicer(APPLY_SLICE_MS);
+        for (const item of state.items.items()) {
+          for (const f of extractFieldTexts(item.value, state.pathsFor(item.index))) texts.push(f.text);
+          if (slicer.due) await slicer.pause();
+        }
+        await this.ownedCache.retainDocuments(texts);
+      }
+    } finally {
+      this.compacting = false;
+      await this.flushTouches();
     }
   }
+
 
 
   // ---- Beyond the BaseStore contract ----
@@ -447,25 +539,27 @@ export class HNSWStore extends MemoryStoreBase {
     }
     const cipher = await FileCipher.create({ ...this.encryption, key });
     await this.ensureOpen();
-    await this.exclusive(async () => {
+    await this.lock.run("write", async (hold) => {
       this.files!.setCipher(cipher);
       this.ownedCache?.setLineCipher(cipher);
       this.cipher = cipher;
       this.encryption = { ...this.encryption!, key };
-      await this.compactNow();
+      await this.compactNow(hold);
     });
   }
 
   /**
    * Rewrites the snapshot from memory and empties the log. Deleted items and
    * their vectors leave the disk here. Runs by itself when the log reaches
-   * `compactAfterBytes`, and on `close()`.
+   * `compactAfterBytes` (or `compactLogRatio` of the snapshot), and on
+   * `close()`. Searches and gets go on while it writes the files; writes
+   * wait for it.
    */
   async compact(): Promise<void> {
     const state = await this.ensureOpen();
-    await this.onState(state, async () => {
+    await this.onState(state, async (hold) => {
       if (this.files) {
-        await this.compactNow();
+        await this.compactNow(hold);
         this.compactionOwed = false;
       }
     });
@@ -487,9 +581,9 @@ export class HNSWStore extends MemoryStoreBase {
       throw new InvalidArgumentError(`deleteNamespace purge must be a boolean, got ${JSON.stringify(options.purge)}`);
     }
     const state = await this.ensureOpen();
-    return this.onState(state, async () => {
-      const n = await this.deleteWhere(state, prefix, () => true);
-      if (n > 0 && options.purge !== false) await this.maybeCompact(true);
+    return this.onState(state, async (hold) => {
+      const n = await this.deleteWhere(state, prefix, () => true, hold);
+      if (n > 0 && options.purge !== false) await this.maybeCompact(true, hold);
       return n;
     });
   }
@@ -497,21 +591,21 @@ export class HNSWStore extends MemoryStoreBase {
   /** Deletes expired items now and returns how many. */
   async sweepExpired(): Promise<number> {
     const state = await this.ensureOpen();
-    return this.onState(state, () => {
+    return this.onState(state, (hold) => {
       const now = this.clock();
-      return this.deleteWhere(state, [], (item) => item.expiresAt !== undefined && item.expiresAt <= now);
+      return this.deleteWhere(state, [], (item) => item.expiresAt !== undefined && item.expiresAt <= now, hold);
     });
   }
 
-  private async deleteWhere(state: StoreState, prefix: string[], pred: (item: { expiresAt?: number }) => boolean): Promise<number> {
+  private async deleteWhere(state: StoreState, prefix: string[], pred: (item: { expiresAt?: number }) => boolean, hold: WriteHold): Promise<number> {
     const ops: LogOp[] = [];
     for (const group of state.items.groupsUnder(prefix)) {
       for (const item of group.items.values()) if (pred(item)) ops.push({ t: "del", ns: item.namespace, key: item.key });
     }
     if (ops.length === 0) return 0;
-    this.writeLog({ seq: this.seq + 1, at: this.clock(), ops }, this.options.durability !== "process");
+    await this.writeLog({ seq: this.seq + 1, at: this.clock(), ops }, this.options.durability !== "process");
     for (const op of ops) state.applyDelete(op.ns, op.key);
-    await this.maybeCompact();
+    await this.maybeCompact(false, hold);
     return ops.length;
   }
 
@@ -524,7 +618,7 @@ export class HNSWStore extends MemoryStoreBase {
       let n = 0;
       for (const g of state.items.groupsUnder(prefix)) for (const item of g.items.values()) if (item.expiresAt === undefined || item.expiresAt > now) n++;
       return n;
-    });
+    }, "read");
   }
 
   /**
@@ -534,11 +628,11 @@ export class HNSWStore extends MemoryStoreBase {
   async expiryOf(namespace: string[], key: string): Promise<Date | null | undefined> {
     validateNamespace(namespace);
     const state = await this.ensureOpen();
-    return this.exclusive(() => {
+    return this.onState(state, () => {
       const item = state.items.get(namespace, key);
       if (!item || (item.expiresAt !== undefined && item.expiresAt <= this.clock())) return undefined;
       return item.expiresAt === undefined ? null : new Date(item.expiresAt);
-    });
+    }, "read");
   }
 
   /** Items, vectors, deleted labels and file sizes. */
@@ -552,7 +646,7 @@ export class HNSWStore extends MemoryStoreBase {
       efSearch: state.vectors?.settings.efSearch ?? 0,
       logBytes: this.files?.logBytes ?? 0,
       files: this.files?.fileSizes() ?? {},
-    }));
+    }), "read");
   }
 
   /**
@@ -562,7 +656,7 @@ export class HNSWStore extends MemoryStoreBase {
    */
   async reindex(options: ReindexOptions): Promise<void> {
     const state = await this.ensureOpen();
-    await this.onState(state, async () => {
+    await this.onState(state, async (hold) => {
       if (!options?.index) throw new InvalidArgumentError("reindex needs { index: { dims, embeddings, fields? } }");
       const index = checkIndexConfig(options.index, "reindex index");
       const inner = await embeddingsOf(index);
@@ -581,7 +675,7 @@ export class HNSWStore extends MemoryStoreBase {
       this.hnswSettings = settings;
       await this.useEmbeddings(embeddings);
       state.swapVectors(rebuilt.vectors, rebuilt.assignments, fields);
-      if (this.files) await this.compactNow();
+      if (this.files) await this.compactNow(hold);
     });
   }
 
@@ -596,7 +690,7 @@ export class HNSWStore extends MemoryStoreBase {
   /** Every item (expired ones too) with timestamps, TTL and, when asked, vectors; in pages. */
   async *exportEntries(options: { batchSize?: number; vectors?: boolean } = {}): AsyncIterable<MemoryEntry[]> {
     const state = await this.ensureOpen();
-    const pages = await this.exclusive(() => [...stateEntries(state, options.batchSize ?? 500, options.vectors !== false)]);
+    const pages = await this.onState(state, () => [...stateEntries(state, options.batchSize ?? 500, options.vectors !== false)], "read");
     yield* pages;
   }
 
@@ -611,14 +705,18 @@ export class HNSWStore extends MemoryStoreBase {
       validateValue(e.value, `import ${JSON.stringify(e.namespace)}/${e.key}`);
     }
     const state = await this.ensureOpen();
-    await this.exclusive(async () => {
+    await this.onState(state, async (hold) => {
       const config = this.indexConfig;
       const prepared = await prepareImport(entries, state, config && this.embeddings ? { embeddings: this.embeddings, dims: config.dims } : undefined);
       if (prepared.length === 0) return;
       const sync = this.options.durability !== "process";
-      prepared.forEach(({ op, entry }, i) => this.writeLog({ seq: this.seq + 1, at: entry.updatedAt, ops: [op] }, sync && i === prepared.length - 1));
-      for (const { put, entry } of prepared) state.applyPut(put, entry.updatedAt).createdAt = entry.createdAt;
-      if (this.files) await this.compactNow();
+      for (const [i, { op, entry }] of prepared.entries()) await this.writeLog({ seq: this.seq + 1, at: entry.updatedAt, ops: [op] }, sync && i === prepared.length - 1);
+      const slicer = new TimeSlicer(APPLY_SLICE_MS);
+      for (const { put, entry } of prepared) {
+        state.applyPut(put, entry.updatedAt).createdAt = entry.createdAt;
+        if (slicer.due) await slicer.pause();
+      }
+      if (this.files) await this.compactNow(hold);
     });
   }
 }

@@ -86,10 +86,22 @@ export interface HNSWStoreOptions {
    */
   encryption?: EncryptionOptions;
   /**
-   * Compact (rewrite the snapshot, empty the log) once the log is this big.
+   * Compact (rewrite the snapshot, empty the log) once the log is this big
+   * (or bigger: see `compactLogRatio`). Searches and gets go on while a
+   * compaction writes its files (off the event loop); writes wait for it.
    * @default 67108864 (64 MiB)
    */
   compactAfterBytes?: number;
+  /**
+   * Compact only once the log is also at least this fraction of the
+   * snapshot's size (items + index files), so that a big store does not
+   * rewrite its whole snapshot every `compactAfterBytes` (a 1M-item
+   * snapshot is ~2.5 GB). The price: after a crash (no `close()`), open
+   * replays up to this much log, re-inserting each logged vector. 0 means
+   * `compactAfterBytes` alone decides.
+   * @default 0.5
+   */
+  compactLogRatio?: number;
   /**
    * Keep a content-hash → vector cache in front of the embedder (persisted
    * in the directory when there is one), so no text is embedded twice.

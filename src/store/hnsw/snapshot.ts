@@ -2,9 +2,10 @@ import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
 import { CorruptStoreError, IncompatibleStoreError } from "../../errors.js";
-import { crcHex, fileChecksum, verifyFile, type FileChecksum } from "./checksum.js";
+import { crcHex, verifyFile, type FileChecksum } from "./checksum.js";
 import type { EncryptionManifest, FileCipher } from "./cipher.js";
-import { fsyncDir, writeAll, writeFileAtomic } from "./files.js";
+import { fsyncDir, fsyncDirAsync, writeAllAsync, writeFileAtomic, writeFileAtomicAsync } from "./files.js";
+import { TimeSlicer } from "./time-slice.js";
 import { WriteAheadLog } from "./write-ahead-log.js";
 import { isAlive } from "../../process-alive.js";
 
@@ -99,9 +100,14 @@ export function readManifest(dir: string): Manifest | null {
 
 /** Writes `manifest` (with its checksum) to `store.json` atomically: the commit point of a generation. */
 export function writeManifest(dir: string, manifest: Manifest): void {
+  writeFileAtomic(manifestFile(dir), manifestJson(manifest));
+}
+
+/** The text of `store.json` for `manifest`, with its checksum. */
+function manifestJson(manifest: Manifest): string {
   const { checksum: _, ...rest } = manifest;
   const json = JSON.stringify(rest);
-  writeFileAtomic(manifestFile(dir), JSON.stringify({ ...rest, checksum: crcHex(json) }, null, 2));
+  return JSON.stringify({ ...rest, checksum: crcHex(json) }, null, 2);
 }
 
 /** Data files (of any generation) present in `dir`. */
@@ -163,61 +169,70 @@ function isSnapshotItem(x: SnapshotItem): boolean {
   );
 }
 
+/** Longest stretch compaction serializes items before it yields to the event loop. */
+const SNAPSHOT_SLICE_MS = 8;
+
 /**
- * Writes a new generation: items file and (via `writeIndex`) index file,
- * each fsynced, then the manifest renamed into place. Files of older
- * generations are removed afterwards.
+ * Writes a new generation without blocking the event loop for long: the
+ * items are serialized in slices of a few milliseconds and written through
+ * the threadpool, `writeIndex` writes the index file (hnswlib's async
+ * write) and returns its size and crc32. Each file is fsynced, then the new
+ * generation's log is created and the manifest renamed into place (the
+ * commit point); files of older generations are removed afterwards.
+ * Returns the files' sizes and checksums, as the manifest records them.
+ *
+ * The caller must keep `items` from changing until this resolves (the store
+ * holds off writers; readers may run).
  */
-export function writeSnapshot(
+export async function writeSnapshot(
   dir: string,
   manifest: Manifest,
   items: Iterable<SnapshotItem>,
-  writeIndex?: (file: string) => void,
+  writeIndex?: (file: string) => Promise<FileChecksum>,
   cipher?: FileCipher,
-): void {
+): Promise<Manifest["files"]> {
   const seal = (line: string) => (cipher ? cipher.sealLine(line, "items") : line);
   const gen = manifest.generation;
   const itemsPath = itemsFile(dir, gen);
-  const fd = fs.openSync(itemsPath, "w");
+  const fh = await fs.promises.open(itemsPath, "w");
   let crc = 0;
   let bytes = 0;
   try {
     let chunk: string[] = [];
     let size = 0;
     let count = 0;
-    const flush = () => {
+    const flush = async () => {
       const buf = Buffer.from(chunk.join("\n") + "\n");
-      writeAll(fd, buf);
-      crc = zlib.crc32(buf, crc);
-      bytes += buf.length;
       chunk = [];
       size = 0;
+      crc = zlib.crc32(buf, crc);
+      bytes += buf.length;
+      await writeAllAsync(fh, buf);
     };
+    const slicer = new TimeSlicer(SNAPSHOT_SLICE_MS);
     for (const item of items) {
       const line = seal(JSON.stringify(item));
       chunk.push(line);
       size += line.length;
       count++;
-      if (size > 1 << 20) flush();
+      if (size > 1 << 20) await flush();
+      else if (slicer.due) await slicer.pause();
     }
     chunk.push(seal(JSON.stringify({ end: count })));
-    flush();
-    fs.fsyncSync(fd);
+    await flush();
+    await fh.sync();
     if (count !== manifest.itemCount) throw new Error(`snapshot wrote ${count} items, expected ${manifest.itemCount}`);
   } finally {
-    fs.closeSync(fd);
+    await fh.close();
   }
   const files: Manifest["files"] = { items: { bytes, crc: crc.toString(16).padStart(8, "0") } };
-  if (writeIndex) {
-    const file = indexFile(dir, gen);
-    writeIndex(file);
-    files.vectors = fileChecksum(file);
-  }
+  if (writeIndex) files.vectors = await writeIndex(indexFile(dir, gen));
   // The new log exists before the manifest that names it: a committed
   // generation always has its log, so a missing one is damage.
-  WriteAheadLog.create(logFile(dir, gen), gen, manifest.seq);
-  writeManifest(dir, { ...manifest, formatVersion: FORMAT_VERSION, files });
-  removeStrays(dir, gen);
+  await WriteAheadLog.createAsync(logFile(dir, gen), gen, manifest.seq);
+  await writeFileAtomicAsync(manifestFile(dir), manifestJson({ ...manifest, formatVersion: FORMAT_VERSION, files }));
+  await removeStraysAsync(dir, gen);
+  return files;
 }
 
 /**
@@ -227,16 +242,27 @@ export function writeSnapshot(
  * one overwrites them) are never touched.
  */
 export function removeStrays(dir: string, gen: number): void {
-  let removed = false;
+  const strays = strayFiles(dir, gen);
+  for (const name of strays) fs.rmSync(path.join(dir, name), { force: true });
+  if (strays.length) fsyncDir(dir);
+}
+
+/** {@link removeStrays} through the threadpool (unlinking a big index file can take a while). */
+async function removeStraysAsync(dir: string, gen: number): Promise<void> {
+  const strays = strayFiles(dir, gen);
+  for (const name of strays) await fs.promises.rm(path.join(dir, name), { force: true });
+  if (strays.length) await fsyncDirAsync(dir);
+}
+
+/** The files {@link removeStrays} removes. */
+function strayFiles(dir: string, gen: number): string[] {
+  const out: string[] = [];
   for (const name of fs.readdirSync(dir)) {
     const m = /^(?:items-(\d+)\.jsonl|vectors-(\d+)\.hnsw|wal-(\d+)\.log)$/.exec(name);
     const older = m !== null && Number(m[1] ?? m[2] ?? m[3]) < gen;
     const cacheTemp = /^embedding-cache\.jsonl\.(\d+)\.tmp$/.exec(name); // a crash mid-rewrite of the cache
     const temp = /^(items-\d+\.jsonl|vectors-\d+\.hnsw|wal-\d+\.log|store\.json)\.tmp$/.test(name) || (cacheTemp !== null && !isAlive(Number(cacheTemp[1])));
-    if (older || temp) {
-      fs.rmSync(path.join(dir, name), { force: true });
-      removed = true;
-    }
+    if (older || temp) out.push(name);
   }
-  if (removed) fsyncDir(dir);
+  return out;
 }

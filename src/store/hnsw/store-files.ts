@@ -128,25 +128,45 @@ export class StoreFiles {
     return manifest;
   }
 
-  append(record: LogRecord, sync: boolean): void {
+  /**
+   * Appends a record to the log with one write before it returns (or
+   * throws); with `sync`, the returned promise resolves once it is
+   * fdatasync'ed (off the event loop). A failure leaves nothing behind.
+   */
+  append(record: LogRecord, sync: boolean): Promise<void> {
     // No log: a compaction committed but could not open the next one. Refuse
     // the write rather than append to a log that is no longer replayed.
     if (!this.log) throw new CorruptStoreError(`the log of ${this.dir} could not be opened after the last compaction; reopen the store`, logFile(this.dir, this.generation));
-    this.log.append(record, sync);
+    return this.log.append(record, sync);
   }
 
   get logBytes(): number {
     return this.log?.size ?? 0;
   }
 
+  /** Bytes of the committed snapshot's files (items and index), as its manifest recorded them. */
+  get snapshotBytes(): number {
+    let total = 0;
+    for (const f of Object.values(this.manifest?.files ?? {})) total += (f as { bytes?: number } | undefined)?.bytes ?? 0;
+    return total;
+  }
+
   get generation(): number {
     return this.manifest?.generation ?? 0;
   }
 
-  /** Writes a fresh snapshot of `state` as of log sequence `seq`, and starts an empty log. */
-  compact(state: StoreState, seq: number, index: IndexManifest | null): void {
+  /**
+   * Writes a fresh snapshot of `state` as of log sequence `seq`, and starts
+   * an empty log. The only change to `state` (scrubbing removed vectors)
+   * happens first, synchronously; then `frozen` is called, and from there on
+   * `state` is only read, so readers may run while the files are written
+   * (off the event loop, see {@link writeSnapshot}). Nothing may change
+   * `state` or append to the log until this settles.
+   */
+  async compact(state: StoreState, seq: number, index: IndexManifest | null, frozen?: () => Promise<void>): Promise<void> {
     const generation = this.generation + 1;
     state.vectors?.scrubRemoved();
+    await frozen?.();
     const manifest: Manifest = {
       format: FORMAT,
       formatVersion: FORMAT_VERSION,
@@ -159,11 +179,11 @@ export class StoreFiles {
     };
     const vectors = state.vectors;
     const cipher = this.cipher;
-    writeSnapshot(this.dir, manifest, state.snapshotItems(), vectors ? (file) => vectors.write(file, cipher) : undefined, cipher);
+    const files = await writeSnapshot(this.dir, manifest, state.snapshotItems(), vectors ? (file) => vectors.write(file, cipher) : undefined, cipher);
     this.log?.close();
     this.log = undefined;
     this.log = WriteAheadLog.open(logFile(this.dir, generation), { generation, after: seq }, cipher).log;
-    this.manifest = manifest;
+    this.manifest = { ...manifest, files };
   }
 
   /**

@@ -101,9 +101,13 @@ export class StoreState {
       }
     }
     this.items.set(item);
-    const texts = this.keywordTexts(item);
-    this.keyword?.add(item.id, texts);
-    this.groupKeyword.get(namespaceKey(item.namespace))?.add(item.id, texts);
+    // Keyword indexes are built on first use: until then there is nothing to update.
+    const groupKeyword = this.groupKeyword.size ? this.groupKeyword.get(namespaceKey(item.namespace)) : undefined;
+    if (this.keyword || groupKeyword) {
+      const texts = this.keywordTexts(item);
+      this.keyword?.add(item.id, texts);
+      groupKeyword?.add(item.id, texts);
+    }
     return item;
   }
 

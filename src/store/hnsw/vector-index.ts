@@ -2,7 +2,9 @@ import fs from "node:fs";
 import hnswlib from "hnswlib-node";
 import { CorruptStoreError } from "../../errors.js";
 import type { FileCipher } from "./cipher.js";
-import { fsyncFile, writeAll } from "./files.js";
+import { fsyncFileAsync } from "./files.js";
+import { fileChecksumAsync, type FileChecksum } from "./checksum.js";
+import path from "node:path";
 
 const { HierarchicalNSW } = hnswlib;
 type Hnsw = InstanceType<typeof HierarchicalNSW>;
@@ -50,7 +52,7 @@ function readLayout(file: string, dims: number): IndexFileLayout | undefined {
     const labelOffset = Number(head.readBigUInt64LE(32));
     const offsetData = Number(head.readBigUInt64LE(40));
     if (offsetData + dims * 4 > stride || labelOffset + 8 > stride) return undefined;
-    return { path: file, count, stride, offsetData, labelOffset };
+    return { path: path.resolve(file), count, stride, offsetData, labelOffset };
   } catch {
     return undefined;
   }
@@ -297,33 +299,35 @@ export class VectorIndex {
   }
 
   /**
-   * Writes the index to `file` and fsyncs it. With a cipher, hnswlib writes to
-   * a RAM-backed (tmpfs) file, which is read, sealed into `file`, and removed:
-   * the index is never on disk in clear.
+   * Writes the index to `file`, fsyncs it and returns its size and crc32,
+   * without blocking the event loop: hnswlib's `writeIndex` runs in the libuv
+   * threadpool. Searches may run meanwhile (they only read the graph); nothing
+   * may add or remove vectors until it resolves. With a cipher, hnswlib
+   * writes to a RAM-backed (tmpfs) file, which is sealed into `file` piece by
+   * piece and removed: the index is never on disk in clear.
    */
-  write(file: string, cipher?: FileCipher): void {
-    this.changedSinceFile.clear();
+  async write(file: string, cipher?: FileCipher): Promise<FileChecksum> {
+    // Reads go on using the file this index was loaded from or last wrote,
+    // unless that is the very file about to be overwritten (a retried compaction).
+    if (this.layout?.path === path.resolve(file)) this.layout = undefined;
     if (!cipher) {
-      this.index.writeIndexSync(file);
-      fsyncFile(file);
+      await this.index.writeIndex(file);
+      await fsyncFileAsync(file);
+      const sum = await fileChecksumAsync(file);
+      this.changedSinceFile.clear();
       this.layout = readLayout(file, this.settings.dims);
-      return;
+      return sum;
     }
-    // A sealed file cannot be read vector by vector: exact scans use the cache and getPoint.
-    this.layout = undefined;
     const ram = cipher.ramPath(file);
     try {
-      this.index.writeIndexSync(ram);
-      const sealed = cipher.seal(fs.readFileSync(ram), "hnsw");
-      const fd = fs.openSync(file, "w");
-      try {
-        writeAll(fd, sealed);
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
+      await this.index.writeIndex(ram);
+      const sum = await cipher.sealFile(ram, file, "hnsw");
+      // A sealed file cannot be read vector by vector: exact scans use the cache and getPoint.
+      this.layout = undefined;
+      this.changedSinceFile.clear();
+      return sum;
     } finally {
-      fs.rmSync(ram, { force: true });
+      await fs.promises.rm(ram, { force: true });
     }
   }
 }
