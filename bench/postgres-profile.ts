@@ -74,7 +74,7 @@ for (const [label, prefix] of [
   const times: number[] = [];
   log.length = 0;
   logging = true;
-  for (let q = 0; q < 20; q++) {
+  for (let q = 0; q < 50; q++) {
     const t0 = performance.now();
     await store.search([...prefix], { query: `q:${q}`, limit: 10 });
     times.push(performance.now() - t0);
@@ -86,15 +86,15 @@ for (const [label, prefix] of [
     const k = short(l.text).slice(0, 90);
     kinds.set(k, [...(kinds.get(k) ?? []), l.ms]);
   }
-  console.log(`\n--- ${label}: statement medians over 20 searches`);
-  for (const [k, ms] of kinds) console.log(`  ${latency(ms).p50.toFixed(2).padStart(7)} ms ×${ms.length / 20}  ${k}`);
+  console.log(`\n--- ${label}: statement medians over 50 searches`);
+  for (const [k, ms] of kinds) console.log(`  ${latency(ms).p50.toFixed(2).padStart(7)} ms ×${ms.length / 50}  ${k}`);
   log.length = 0;
   logging = true;
   const t0 = performance.now();
   await store.search([...prefix], { query: "q:5", limit: 10 });
   const total = performance.now() - t0;
   logging = false;
-  console.log(`\n=== ${label} ${JSON.stringify(prefix)}: store.search p50 ${latency(times).p50.toFixed(2)} ms (20 queries); traced one: ${total.toFixed(2)} ms, ${log.length} statements`);
+  console.log(`\n=== ${label} ${JSON.stringify(prefix)}: store.search p50 ${latency(times).p50.toFixed(2)} ms, min ${Math.min(...times).toFixed(2)} ms (50 queries); traced one: ${total.toFixed(2)} ms, ${log.length} statements`);
   for (const l of log) console.log(`  ${l.ms.toFixed(2).padStart(7)} ms  ${short(l.text)}`);
   const main = log.filter((l) => /^\s*SELECT/.test(l.text) && l.values?.length && (all || /embedding <=>/.test(l.text)));
   for (const m0 of main) {

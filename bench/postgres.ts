@@ -147,8 +147,48 @@ async function main() {
     const exactUser = exactTopK(data, queries, DIMS, K, 0, USER_ITEMS);
     for (const system of systems) results.push(await runSystem(system, n, data, queries, exactAll, exactUser));
   }
+  const target = targetLines(results as Result[]);
+  for (const line of target) console.log(line);
   await mkdir("bench/results", { recursive: true });
-  await writeFile("bench/results/postgres.json", JSON.stringify({ at: new Date().toISOString(), loadavg: os.loadavg(), results }, null, 2));
+  await writeFile("bench/results/postgres.json", JSON.stringify({ at: new Date().toISOString(), loadavg: os.loadavg(), results, target }, null, 2));
+}
+
+interface Result {
+  system: string;
+  n: number;
+  searchAll: { p50: number; recall: number; leaked: number };
+  searchUser: { p50: number; recall: number; leaked: number };
+}
+
+/**
+ * Issue 11's targets: at 50k, search p50 at least 10x faster than PostgresStore
+ * with recall@10 >= 0.95; one user's search recall 1.0; no prefix leak.
+ * Ratios at every measured size are printed too.
+ */
+function targetLines(results: Result[]): string[] {
+  const lines: string[] = [];
+  const at = (system: string, n: number) => results.find((r) => r.system === system && r.n === n);
+  for (const n of sizes) {
+    const ours = at("ours", n);
+    const lg = at("langgraph", n);
+    if (ours && lg) lines.push(`n=${n}: search all p50 ours ${ours.searchAll.p50} ms vs PostgresStore ${lg.searchAll.p50} ms = ${(lg.searchAll.p50 / ours.searchAll.p50).toFixed(1)}x; one user ${ours.searchUser.p50} vs ${lg.searchUser.p50} ms = ${(lg.searchUser.p50 / ours.searchUser.p50).toFixed(1)}x`);
+  }
+  const ours = at("ours", 50_000);
+  const lg = at("langgraph", 50_000);
+  if (!ours || !lg) {
+    lines.push("issue-11 target (search p50 >= 10x faster than PostgresStore at 50k, recall@10 >= 0.95): NOT MEASURED (run with --sizes including 50000 and --systems ours,langgraph)");
+    return lines;
+  }
+  const ratio = lg.searchAll.p50 / ours.searchAll.p50;
+  const checks = [
+    { ok: ratio >= 10, text: `search all p50 ${ours.searchAll.p50} ms vs PostgresStore ${lg.searchAll.p50} ms = ${ratio.toFixed(1)}x (target >= 10x)` },
+    { ok: ours.searchAll.recall >= 0.95, text: `recall@10 ${ours.searchAll.recall} (target >= 0.95)` },
+    { ok: ours.searchUser.recall === 1, text: `one-user recall ${ours.searchUser.recall} (target 1.0)` },
+    { ok: ours.searchAll.leaked === 0 && ours.searchUser.leaked === 0, text: `items of other users returned: ${ours.searchAll.leaked + ours.searchUser.leaked} (target 0)` },
+  ];
+  const met = checks.every((c) => c.ok);
+  lines.push(`issue-11 target at 50k: ${met ? "MET" : "MISSED"} — ${checks.map((c) => `${c.ok ? "ok" : "MISSED"}: ${c.text}`).join("; ")}`);
+  return lines;
 }
 
 await main();

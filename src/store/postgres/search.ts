@@ -137,7 +137,7 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
 
   let vectorRanked: Ranked[] = [];
   if (useVectors) {
-    vectorRanked = small ? await exactVectors(req, ctx, q, poolSize) : await annVectors(req, ctx, q, poolSize);
+    vectorRanked = small ? await exactVectors(req, ctx, q, poolSize) : await annVectors(req, ctx, q, poolSize, keep);
   }
   let ranked = vectorRanked;
   if (useKeywords) {
@@ -244,16 +244,18 @@ async function exactVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffe
 }
 
 /**
- * The index walk: vectors in distance order (the HNSW index), each checked
- * against its item (live, filter) by a per-row primary-key probe, so the walk
- * stops as soon as `k` rows pass. Run after the settings `annVectors` makes.
+ * The index walk: vectors in distance order (the HNSW index), each joined to
+ * its item row (live, filter) by a per-row primary-key probe, so the walk
+ * stops as soon as `k` rows pass, and the page's rows come back with it (no
+ * second round trip). Run after the settings `annVectors` makes.
  */
 export function annSql(t: Tables, req: Pick<PgSearchRequest, "namespacePrefix" | "filter">, now: number, q: Buffer, k: number): { text: string; values: unknown[] } {
   const p = new Params();
   const qp = p.add(q);
-  const text = `SELECT v.ns, v.key, v.embedding <=> ${qp}::vector AS d FROM ${t.vectors} v
+  const text = `SELECT v.embedding <=> ${qp}::vector AS d, i.* FROM ${t.vectors} v
+     CROSS JOIN LATERAL (SELECT ${ITEM_COLUMNS} FROM ${t.items} i
+       WHERE i.ns = v.ns AND i.key = v.key AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)} OFFSET 0) i
      WHERE ${scopeSql("v.ns", req.namespacePrefix, p)}
-       AND EXISTS (SELECT 1 FROM ${t.items} i WHERE i.ns = v.ns AND i.key = v.key AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)} OFFSET 0)
      ORDER BY v.embedding <=> ${qp}::vector LIMIT ${p.add(k)}`;
   return { text, values: p.values };
 }
@@ -264,7 +266,7 @@ export function annSql(t: Tables, req: Pick<PgSearchRequest, "namespacePrefix" |
  * vectors leave fewer than k distinct items; when the walk returns fewer rows
  * than asked, an exact query over the scope settles it, so `limit` is filled.
  */
-async function annVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer, k: number): Promise<Ranked[]> {
+async function annVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer, k: number, keep: (row: ItemRow) => boolean): Promise<Ranked[]> {
   let kk = k;
   for (;;) {
     // One round trip for the settings (a simple query may hold several statements).
@@ -273,7 +275,8 @@ async function annVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer,
     if (ctx.iterativeScan) settings.push("SET LOCAL hnsw.iterative_scan = relaxed_order");
     await ctx.db.query(settings.join("; "));
     const { text, values } = annSql(ctx.tables, req, ctx.now, q, kk);
-    const r = await ctx.db.query<{ ns: string; key: string; d: number }>(text, values);
+    const r = await ctx.db.query<ItemRow & { d: number }>(text, values);
+    for (const row of r.rows) keep(row);
     const best = new Map<string, number>();
     for (const row of r.rows) {
       const id = rowId(row.ns, row.key);
