@@ -24,6 +24,7 @@ import { ITEM_COLUMNS, runSearch, toSearchItem, type ItemRow } from "./search.js
 import { isIdentifier, liveSql, nsPath, Params, scopeSql, tables, type Queryable, type Tables } from "./sql.js";
 import { writeRun, type WriteOp } from "./write.js";
 import { listNamespaces } from "./list-namespaces.js";
+import { PlanCache } from "./plan-cache.js";
 import { exportRows, importRows } from "./transfer.js";
 import { validateValue } from "../validate-value.js";
 import type { EmbedderInfo, MemoryEntry } from "../../migrate/entry.js";
@@ -68,6 +69,8 @@ export class PostgresMemoryStore extends MemoryStoreBase {
   private opening?: Promise<void>;
   private closed = false;
   private stopSweeper: () => void = () => {};
+  /** Small/large decisions of recent searches (cleared by this store's writes). */
+  private readonly plans = new PlanCache();
 
   constructor(options: PostgresMemoryStoreOptions) {
     super();
@@ -198,6 +201,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
       now,
       logger: this.logger,
     });
+    if (operations.some((op) => "value" in op)) this.plans.clear();
     return this.transaction(async (db) => {
       const results: unknown[] = [];
       const touched: [string, string][] = [];
@@ -224,6 +228,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
               efSearch: this.options.hnsw?.efSearch ?? 100,
               exactScanThreshold: this.options.hnsw?.exactScanThreshold ?? 2000,
               iterativeScan: iterativeScanSupported(this.setupDone?.pgvector),
+              plans: this.plans,
             },
           );
           if (s.refreshTtl ?? storeRefresh) touched.push(...ids);
@@ -274,6 +279,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
   /** Deletes every item under `prefix` (whole labels) and returns how many. */
   async deleteNamespace(prefix: string[]): Promise<number> {
     validateNamespace(prefix, { forWrite: true, what: "namespace prefix" });
+    this.plans.clear();
     return this.transaction(async (db) => {
       const p = new Params();
       const r = await db.query(`DELETE FROM ${this.tables.items} i WHERE ${scopeSql("i.ns", prefix, p)}`, p.values);
@@ -283,6 +289,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
 
   /** Deletes expired items now and returns how many. */
   async sweepExpired(): Promise<number> {
+    this.plans.clear();
     return this.transaction(async (db) => {
       const r = await db.query(`DELETE FROM ${this.tables.items} WHERE expires_at IS NOT NULL AND expires_at <= $1`, [this.clock()]);
       return r.rowCount ?? 0;
@@ -337,6 +344,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
       validateValue(e.value, `import ${JSON.stringify(e.namespace)}/${e.key}`);
     }
     const index = this.indexConfig ? { embeddings: this.indexConfig.embeddings, dims: this.indexConfig.dims } : undefined;
+    this.plans.clear();
     await this.transaction((db) => importRows(db, this.tables, entries, index, this.fields, this.clock()));
   }
 

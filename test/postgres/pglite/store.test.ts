@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { EmbeddingError, HNSWStore, IncompatibleStoreError, InvalidArgumentError, InvalidValueError } from "../../../src/index.js";
 import { PostgresMemoryStore, type PostgresMemoryStoreOptions } from "../../../src/store/postgres/index.js";
+import { annSql } from "../../../src/store/postgres/search.js";
+import { tables, vectorParam } from "../../../src/store/postgres/sql.js";
 import { FakeEmbeddings } from "../../helpers/fake-embeddings.js";
 import { pgliteForFile } from "./pglite.js";
 import { describeRefreshTtl } from "../../conformance/refresh-ttl-contract.js";
@@ -72,19 +74,21 @@ describe("PostgresMemoryStore on PGlite", () => {
       [`[${new FakeEmbeddings({ dims: DIMS }).embedText("apple").join(",")}]`],
     );
     expect(plan.rows.map((r) => r["QUERY PLAN"]).join("\n")).toMatch(/memory_vectors_hnsw/);
-    // A search over most of the store (prefix ["users"]): the store's query shape still walks the index.
+    // The store's own index-walk statement (annSql), over most of the store and under a filter, with the
+    // settings annVectors makes: the HNSW index in distance order, each item read by a primary-key
+    // probe, never a join against the whole selection (what unanalyzed tables got before).
     const client = await pg.server.pool.connect();
     try {
       await client.query("BEGIN");
-      await client.query("SET LOCAL enable_sort = off");
-      await client.query("SET LOCAL hnsw.iterative_scan = relaxed_order");
-      const wide = await client.query(
-        `EXPLAIN SELECT v.ns, v.key FROM "${schema}".memory_vectors v JOIN "${schema}".memory_items i ON i.ns = v.ns AND i.key = v.key
-         WHERE (v.ns = 'users' OR (v.ns >= 'users.' AND v.ns < 'users/')) AND (i.ns = 'users' OR (i.ns >= 'users.' AND i.ns < 'users/'))
-         AND (i.expires_at IS NULL OR i.expires_at > 0) ORDER BY v.embedding <=> $1::vector LIMIT 30`,
-        [`[${new FakeEmbeddings({ dims: DIMS }).embedText("apple").join(",")}]`],
-      );
-      expect(wide.rows.map((r) => r["QUERY PLAN"]).join("\n")).toMatch(/memory_vectors_hnsw/);
+      await client.query("SET LOCAL enable_sort = off; SET LOCAL hnsw.iterative_scan = relaxed_order");
+      const q = vectorParam(new FakeEmbeddings({ dims: DIMS }).embedText("apple"));
+      for (const req of [{ namespacePrefix: ["users"] }, { namespacePrefix: [], filter: { user: "c" } }]) {
+        const { text, values } = annSql(tables(schema, "memory_"), req, Date.now(), q, 30);
+        const wide = (await client.query(`EXPLAIN ${text}`, values)).rows.map((r) => r["QUERY PLAN"]).join("\n");
+        expect(wide).toMatch(/Index Scan using memory_vectors_hnsw/);
+        expect(wide).toMatch(/Nested Loop[\s\S]*Index Scan using memory_vectors_hnsw[\s\S]*Index Scan using memory_items_pkey/);
+        expect(wide).not.toMatch(/Hash|Merge|Materialize|Seq Scan|Sort/);
+      }
     } finally {
       await client.query("ROLLBACK");
       client.release();
@@ -95,6 +99,20 @@ describe("PostgresMemoryStore on PGlite", () => {
     const many = await store.search([], { query: "apple banana", filter: { n: { $lt: 30 } }, limit: 40 });
     expect(many).toHaveLength(40);
     expect(many.every((r) => (r.value.n as number) < 30 && typeof r.score === "number")).toBe(true);
+  });
+
+  it("a stale plan decision (another process shrank the selection) still returns every item", async () => {
+    const { store, schema } = make({ hnsw: { exactScanThreshold: 10 } });
+    await fill(store, ["a", "b"], 60);
+    const before = await store.search(["users", "a"], { query: "apple", limit: 5 });
+    expect(before).toHaveLength(5); // 60 items > 10: the index walk, and "large" is remembered
+    // Another store on the same tables (another process): deletes all but 3 of user a's items.
+    const other = new PostgresMemoryStore({ pool: pg.server.pool, schema, index: { dims: DIMS, embeddings: new FakeEmbeddings({ dims: DIMS }), fields: ["text"] } });
+    await other.batch(Array.from({ length: 57 }, (_, i) => ({ namespace: ["users", "a", "memories"], key: `m${i + 3}`, value: null })));
+    await other.close();
+    const after = await store.search(["users", "a"], { query: "apple", limit: 5 });
+    expect(after.map((r) => r.key).sort()).toEqual(["m0", "m1", "m2"]);
+    expect(after.every((r) => typeof r.score === "number")).toBe(true);
   });
 
   it("ranks a small selection exactly as HNSWStore does, in every retrieval mode", async () => {
