@@ -22,6 +22,8 @@ export class LoadedItem implements StoredItem {
     public createdAt: number,
     public updatedAt: number,
     public vectors: { label: number; field: string }[],
+    /** The items file it came from (shared by all its items). */
+    private readonly source: { file: string },
   ) {}
 
   get value(): Record<string, unknown> {
@@ -32,7 +34,9 @@ export class LoadedItem implements StoredItem {
       } catch {
         // The items file passed its crc32: only a writer bug gets here.
       }
-      if (value === null || typeof value !== "object") throw new CorruptStoreError(`the stored value of ${JSON.stringify(this.namespace)}/${this.key} is not a JSON object`, this.id);
+      if (value === null || typeof value !== "object") {
+        throw new CorruptStoreError(`items file ${this.source.file} is corrupt: the value of ${JSON.stringify(this.namespace)}/${this.key} is not a JSON object`, this.source.file);
+      }
       this.parsed = value as Record<string, unknown>;
       this.json = undefined;
     }

@@ -133,7 +133,9 @@ function parseHeader(file: string, line: string, i: number): { head: Header; val
   } catch {
     // handled below
   }
-  if (!head || !isHeader(head, i === 0)) throw new CorruptStoreError(`items file ${file} is corrupt at line ${i + 1} (not an item)`, file);
+  // The value stays unparsed: check its outline now, so that a damaged line fails the open.
+  const outline = line.charCodeAt(tab + 1) === 123 && line.charCodeAt(line.length - 1) === 125;
+  if (!head || !outline || !isHeader(head, i === 0)) throw new CorruptStoreError(`items file ${file} is corrupt at line ${i + 1} (not an item)`, file);
   return { head, valueAt: tab + 1 };
 }
 
@@ -166,6 +168,7 @@ export async function readSnapshotItems(file: string, expected: number, checksum
   if (isV3(lines)) {
     let group: LoadedGroup | undefined;
     let nsKey = "";
+    const source = { file };
     for (let i = 0; i < lines.length; i++) {
       if (i > 0 && i % SLICE === 0) await yieldToLoop();
       const line = lines[i]!;
@@ -182,7 +185,7 @@ export async function readSnapshotItems(file: string, expected: number, checksum
         labels.push(label);
         if (label >= labelEnd) labelEnd = label + 1;
       }
-      const item = new LoadedItem(`${nsKey}\n${key}`, group!.namespace, key, line.slice(valueAt), createdAt, updatedAt, vectors);
+      const item = new LoadedItem(`${nsKey}\n${key}`, group!.namespace, key, line.slice(valueAt), createdAt, updatedAt, vectors, source);
       if (exp !== null) item.expiresAt = exp;
       if (ttl !== null) item.ttl = ttl;
       if (index !== null) item.index = index;
