@@ -104,17 +104,19 @@ export class StoreFiles {
         await reading?.catch(() => undefined);
         throw err;
       }
+      if (settings && !reading && items.labelEnd > 0) {
+        throw new CorruptStoreError(`cannot read vector index ${file}: it is missing, and items refer to its vectors`, file);
+      }
+      // The item table does not need the vectors: fill it while the index loads.
+      state.loadSnapshot(items);
       if (settings) {
         if (reading) {
           state.vectors = await reading;
           state.vectors.keepLabels(items.used);
-        } else if (items.labelEnd > 0) {
-          throw new CorruptStoreError(`cannot read vector index ${file}: it is missing, and items refer to its vectors`, file);
         } else {
           state.vectors = VectorIndex.create(settings);
         }
       }
-      state.loadSnapshot(items);
       const expect = manifest.formatVersion >= 2 ? { generation: gen, after: manifest.seq } : undefined;
       const { log, records, droppedTornTail } = WriteAheadLog.open(logFile(this.dir, gen), expect, readCipher);
       this.log = log;
