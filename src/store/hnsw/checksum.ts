@@ -63,7 +63,8 @@ export async function fileChecksumAsync(file: string): Promise<FileChecksum> {
   const size = (await fs.promises.stat(file)).size;
   if (size < WORKER_MIN_BYTES) return fileChecksum(file);
   return new Promise<FileChecksum>((resolve, reject) => {
-    const worker = new Worker(CRC_WORKER, { eval: true, workerData: file });
+    // execArgv: [] — the worker needs no loader hooks (tsx, test runners) the process was started with.
+    const worker = new Worker(CRC_WORKER, { eval: true, workerData: file, execArgv: [] });
     let result: FileChecksum | undefined;
     worker.once("message", (m: FileChecksum) => (result = m));
     worker.once("error", reject);
