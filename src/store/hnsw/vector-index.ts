@@ -89,6 +89,8 @@ export class VectorIndex {
    */
   private layout?: IndexFileLayout;
   private changedSinceFile = new Set<number>();
+  /** The file this index was read from (for error messages). */
+  private file?: string;
 
   private constructor(
     readonly settings: HnswSettings,
@@ -137,8 +139,6 @@ export class VectorIndex {
     vi.file = file;
     return vi;
   }
-
-  private file?: string;
 
   /**
    * Takes the labels live items own (`used[label] === 1`); every other label
