@@ -29,7 +29,7 @@ describe("verify", () => {
     await Promise.all(dirs.map((d) => seedStore(d)));
     // items: flip a character inside a line (the footer count still matches: JSON breaks).
     const items = path.join(dirs[1], "items-1.jsonl");
-    fs.writeFileSync(items, fs.readFileSync(items, "utf8").replace('"key":"berlin"', '"key":"berlin'));
+    fs.writeFileSync(items, fs.readFileSync(items, "utf8").replace('"berlin",', '"berlin,'));
     // log: one more record after the snapshot, then corrupt its checksum.
     const store = new HNSWStore({ path: dirs[2], index: { dims: 16, embeddings: new FakeEmbeddings({ dims: 16 }) } });
     await store.put(["users", "9"], "x", { text: "a later write" });

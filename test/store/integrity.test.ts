@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CorruptStoreError, HNSWStore } from "../../src/index.js";
+import { FORMAT_VERSION } from "../../src/store/hnsw/snapshot.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
@@ -114,7 +115,7 @@ describe("checksums", () => {
     await a.close();
     const m = path.join(dir, "store.json");
     const text = fs.readFileSync(m, "utf8");
-    fs.writeFileSync(m, text.replace('"formatVersion": 2', '"formatVersion": 9'));
+    fs.writeFileSync(m, text.replace(`"formatVersion": ${FORMAT_VERSION}`, "\"formatVersion\": 9"));
     const err = await openError(dir);
     expect(err).toBeInstanceOf(CorruptStoreError);
     expect(err.file).toBe(m);
@@ -172,6 +173,6 @@ describe("the log's extent", () => {
     const s = open(dir);
     expect(await s.count()).toBe(7);
     await s.close();
-    expect(JSON.parse(fs.readFileSync(m, "utf8")).formatVersion).toBe(2);
+    expect(JSON.parse(fs.readFileSync(m, "utf8")).formatVersion).toBe(FORMAT_VERSION);
   });
 });

@@ -186,7 +186,7 @@ export class HNSWStore extends MemoryStoreBase {
     let needsEncryption = false;
     if (dir) {
       const files = new StoreFiles(dir, this.cipher, this.encryption?.migratePlaintext ?? false);
-      const loaded = files.open(state, this.indexManifest(), this.hnswSettings, (this.options.hnsw?.efSearch ?? config?.hnsw.efSearch) !== undefined);
+      const loaded = await files.open(state, this.indexManifest(), this.hnswSettings, (this.options.hnsw?.efSearch ?? config?.hnsw.efSearch) !== undefined);
       if (loaded.droppedTornTail) this.logger.warn(`langgraph-hnsw-memory: dropped a torn last log record in ${dir} (left by a crash mid-write)`);
       this.seq = loaded.manifest.seq;
       for (const record of loaded.records) this.replay(state, record);

@@ -72,6 +72,29 @@ export class ItemTable {
     if (added) this.adjustCounts(item.namespace, 1);
   }
 
+  /**
+   * Adds items of one namespace at once (a snapshot's run of items): the
+   * group and the label tree are looked up once, not per item.
+   */
+  setMany(namespace: string[], items: readonly StoredItem[]): void {
+    const nsKey = namespaceKey(namespace);
+    let group = this.groups.get(nsKey);
+    if (!group) {
+      const id = this.freeGroupIds.pop() ?? this.nextGroupId++;
+      this.groups.set(nsKey, (group = { id, namespace, items: new Map() }));
+      this.nodeFor(namespace, true)!.group = group;
+    }
+    const map = group.items;
+    let added = 0;
+    for (const item of items) {
+      item.gid = group.id;
+      if (!map.has(item.key)) added++;
+      map.set(item.key, item);
+      this.ids.set(item.id, item);
+    }
+    if (added) this.adjustCounts(namespace, added);
+  }
+
   delete(namespace: readonly string[], key: string): StoredItem | undefined {
     const nsKey = namespaceKey(namespace);
     const group = this.groups.get(nsKey);

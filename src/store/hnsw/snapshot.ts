@@ -2,20 +2,28 @@ import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
 import { CorruptStoreError, IncompatibleStoreError } from "../../errors.js";
-import { crcHex, verifyFile, type FileChecksum } from "./checksum.js";
+import { crcHex, type FileChecksum } from "./checksum.js";
 import type { EncryptionManifest, FileCipher } from "./cipher.js";
 import { fsyncDir, fsyncDirAsync, writeAllAsync, writeFileAtomic, writeFileAtomicAsync } from "./files.js";
 import { TimeSlicer } from "./time-slice.js";
+import { itemsFooter, SnapshotItemEncoder, type SnapshotItem } from "./snapshot-items.js";
 import { WriteAheadLog } from "./write-ahead-log.js";
 import { isAlive } from "../../process-alive.js";
+
+export { readItems, type SnapshotItem } from "./snapshot-items.js";
 
 export const FORMAT = "langgraph-hnsw-memory";
 /**
  * 2: the manifest carries its own checksum and the size and crc32 of each
  * snapshot file, and each log starts with a header naming its generation and
- * the sequence number it follows. Version 1 directories are still read.
+ * the sequence number it follows.
+ * 3: the items file holds, per item, a short JSON header and the value's JSON
+ * after a tab (read lazily; the namespace written once per run), see
+ * {@link SnapshotItemEncoder}.
+ * Version 1 and 2 directories are still read; their first compaction writes
+ * version 3.
  */
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 
 /** What the vectors were built with; checked on every open. */
 export interface IndexManifest {
@@ -48,20 +56,6 @@ export interface Manifest {
   checksum?: string;
   /** Present when the directory is encrypted (never the key). */
   encryption?: EncryptionManifest;
-}
-
-/** One item as written in the snapshot's items file (one JSON line each). */
-export interface SnapshotItem {
-  ns: string[];
-  key: string;
-  value: Record<string, unknown>;
-  createdAt: number;
-  updatedAt: number;
-  exp?: number;
-  ttl?: number;
-  index?: false | string[];
-  /** `[label, field]` pairs: the label ↔ item map. */
-  vec?: [number, string][];
 }
 
 export const manifestFile = (dir: string) => path.join(dir, "store.json");
@@ -115,60 +109,6 @@ export function dataFiles(dir: string): string[] {
   return fs.readdirSync(dir).filter((n) => /^(items-\d+\.jsonl|vectors-\d+\.hnsw|wal-\d+\.log)$/.test(n));
 }
 
-/** Reads a snapshot's items file; it must end with its footer line. */
-export function readItems(file: string, expected: number, checksum?: FileChecksum, cipher?: FileCipher): SnapshotItem[] {
-  if (checksum) verifyFile(file, checksum, "items file");
-  if (!fs.existsSync(file)) {
-    if (expected === 0) return [];
-    throw new CorruptStoreError(`items file ${file} is missing`, file);
-  }
-  const text = fs.readFileSync(file, "utf8");
-  let lines = text.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  if (cipher) {
-    lines = lines.map((line, i) => {
-      const plain = cipher.openLine(line, "items");
-      if (plain === undefined) throw new CorruptStoreError(`items file ${file} is corrupt at line ${i + 1} (fails authentication)`, file);
-      return plain;
-    });
-  }
-  const footer = lines.pop();
-  let count = -1;
-  try {
-    count = footer ? (JSON.parse(footer) as { end?: number }).end ?? -1 : -1;
-  } catch {
-    // handled below
-  }
-  if (count !== lines.length || count !== expected) {
-    throw new CorruptStoreError(`items file ${file} is truncated or corrupt (expected ${expected} items)`, file);
-  }
-  return lines.map((line, i) => {
-    let item: SnapshotItem;
-    try {
-      item = JSON.parse(line) as SnapshotItem;
-    } catch {
-      throw new CorruptStoreError(`items file ${file} is corrupt at line ${i + 1}`, file);
-    }
-    if (!isSnapshotItem(item)) throw new CorruptStoreError(`items file ${file} is corrupt at line ${i + 1} (not an item)`, file);
-    return item;
-  });
-}
-
-function isSnapshotItem(x: SnapshotItem): boolean {
-  return (
-    x !== null &&
-    typeof x === "object" &&
-    Array.isArray(x.ns) &&
-    x.ns.every((l) => typeof l === "string") &&
-    typeof x.key === "string" &&
-    x.value !== null &&
-    typeof x.value === "object" &&
-    Number.isFinite(x.createdAt) &&
-    Number.isFinite(x.updatedAt) &&
-    (x.vec === undefined || (Array.isArray(x.vec) && x.vec.every((p) => Array.isArray(p) && Number.isInteger(p[0]) && p[0] >= 0 && typeof p[1] === "string")))
-  );
-}
-
 /** Longest stretch compaction serializes items before it yields to the event loop. */
 const SNAPSHOT_SLICE_MS = 8;
 
@@ -192,6 +132,7 @@ export async function writeSnapshot(
   cipher?: FileCipher,
 ): Promise<Manifest["files"]> {
   const seal = (line: string) => (cipher ? cipher.sealLine(line, "items") : line);
+  const encoder = new SnapshotItemEncoder();
   const gen = manifest.generation;
   const itemsPath = itemsFile(dir, gen);
   const fh = await fs.promises.open(itemsPath, "w");
@@ -211,14 +152,14 @@ export async function writeSnapshot(
     };
     const slicer = new TimeSlicer(SNAPSHOT_SLICE_MS);
     for (const item of items) {
-      const line = seal(JSON.stringify(item));
+      const line = seal(encoder.line(item));
       chunk.push(line);
       size += line.length;
       count++;
       if (size > 1 << 20) await flush();
       else if (slicer.due) await slicer.pause();
     }
-    chunk.push(seal(JSON.stringify({ end: count })));
+    chunk.push(seal(itemsFooter(count)));
     await flush();
     await fh.sync();
     if (count !== manifest.itemCount) throw new Error(`snapshot wrote ${count} items, expected ${manifest.itemCount}`);

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { CorruptStoreError, EncryptionError, IncompatibleStoreError } from "../../errors.js";
 import type { FileCipher } from "./cipher.js";
-import { verifyFile } from "./checksum.js";
+import { verifyFileAsync } from "./checksum.js";
 import { fileSize } from "./files.js";
 import { DirectoryLock } from "./lock.js";
 import {
@@ -15,12 +15,12 @@ import {
   itemsFile,
   logFile,
   manifestFile,
-  readItems,
   readManifest,
   removeStrays,
   writeManifest,
   writeSnapshot,
 } from "./snapshot.js";
+import { readSnapshotItems, type LoadedItems } from "./snapshot-items.js";
 import type { StoreState } from "./store-state.js";
 import { VectorIndex, type HnswSettings } from "./vector-index.js";
 import { WriteAheadLog, type LogRecord } from "./write-ahead-log.js";
@@ -67,7 +67,7 @@ export class StoreFiles {
    * Locks the directory and loads its snapshot into `state`. `index` is what
    * the caller's config says; a mismatch with the directory is an error.
    */
-  open(state: StoreState, index: IndexManifest | null, hnsw: HnswSettings | undefined, efSearchGiven: boolean): LoadedStore {
+  async open(state: StoreState, index: IndexManifest | null, hnsw: HnswSettings | undefined, efSearchGiven: boolean): Promise<LoadedStore> {
     fs.mkdirSync(this.dir, { recursive: true });
     this.lock = DirectoryLock.acquire(this.dir);
     try {
@@ -77,21 +77,46 @@ export class StoreFiles {
       checkCompatible(this.dir, manifest.index, index, manifest.itemCount);
       const gen = manifest.generation;
       removeStrays(this.dir, gen);
-      const items = readItems(itemsFile(this.dir, gen), manifest.itemCount, manifest.files?.items, readCipher);
+      // The index is checked (crc32 in a worker thread) and read (hnswlib, on
+      // the thread pool) while this thread decodes the items.
+      const file = indexFile(this.dir, gen);
+      let settings: HnswSettings | undefined;
+      let reading: Promise<VectorIndex> | undefined;
       if (hnsw) {
         // M and efConstruction are baked into the file; efSearch is the
         // caller's when given, else the one recorded (hnswlib resets it to 10).
         const m = manifest.index;
-        const settings = m
-          ? { ...hnsw, M: m.M, efConstruction: m.efConstruction, efSearch: efSearchGiven ? hnsw.efSearch : m.efSearch }
-          : hnsw;
-        const file = indexFile(this.dir, gen);
-        if (manifest.files?.vectors) verifyFile(file, manifest.files.vectors, "vector index");
-        // Items with vectors but no index file make load() fail, naming the file.
-        const hasVectors = fs.existsSync(file) || items.some((i) => i.vec?.length);
-        state.vectors = hasVectors ? VectorIndex.load(file, settings, state.usedLabels(items), readCipher) : VectorIndex.create(settings);
+        settings = m ? { ...hnsw, M: m.M, efConstruction: m.efConstruction, efSearch: efSearchGiven ? hnsw.efSearch : m.efSearch } : hnsw;
+        const checksum = manifest.files?.vectors;
+        if (checksum || fs.existsSync(file)) {
+          const s = settings;
+          reading = (async () => {
+            if (checksum) await verifyFileAsync(file, checksum, "vector index");
+            return VectorIndex.read(file, s, readCipher);
+          })();
+          reading.catch(() => undefined); // awaited below; items may fail first
+        }
       }
+      let items: LoadedItems;
+      try {
+        items = await readSnapshotItems(itemsFile(this.dir, gen), manifest.itemCount, manifest.files?.items, readCipher);
+      } catch (err) {
+        await reading?.catch(() => undefined);
+        throw err;
+      }
+      if (settings && !reading && items.labelEnd > 0) {
+        throw new CorruptStoreError(`cannot read vector index ${file}: it is missing, and items refer to its vectors`, file);
+      }
+      // The item table does not need the vectors: fill it while the index loads.
       state.loadSnapshot(items);
+      if (settings) {
+        if (reading) {
+          state.vectors = await reading;
+          state.vectors.keepLabels(items.used);
+        } else {
+          state.vectors = VectorIndex.create(settings);
+        }
+      }
       const expect = manifest.formatVersion >= 2 ? { generation: gen, after: manifest.seq } : undefined;
       const { log, records, droppedTornTail } = WriteAheadLog.open(logFile(this.dir, gen), expect, readCipher);
       this.log = log;

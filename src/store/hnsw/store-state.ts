@@ -2,8 +2,9 @@ import { KeywordIndex } from "../../embeddings/keyword-index.js";
 import { allStrings, extractFieldTexts } from "../fields.js";
 import { ItemTable, itemId, type NamespaceGroup, type StoredItem } from "./item-table.js";
 import { namespaceKey } from "../namespace.js";
-import type { SnapshotItem } from "./snapshot.js";
+import type { LoadedItems, SnapshotItem } from "./snapshot-items.js";
 import type { VectorIndex } from "./vector-index.js";
+import { LoadedItem } from "./loaded-item.js";
 import { decodeVector } from "../../embeddings/vector-codec.js";
 import type { LogOp } from "./write-ahead-log.js";
 
@@ -149,28 +150,21 @@ export class StoreState {
   }
 
   /** Restores items from a snapshot (the vector index was loaded beside it). */
-  loadSnapshot(items: SnapshotItem[]): void {
-    for (const s of items) {
-      const item: StoredItem = {
-        id: itemId(s.ns, s.key),
-        namespace: s.ns,
-        key: s.key,
-        value: s.value,
-        createdAt: s.createdAt,
-        updatedAt: s.updatedAt,
-        expiresAt: s.exp,
-        ttl: s.ttl,
-        index: s.index,
-        vectors: (s.vec ?? []).map(([label, field]) => ({ label, field })),
-      };
-      for (const v of item.vectors) this.owners[v.label] = item;
-      this.items.set(item);
+  loadSnapshot(loaded: LoadedItems): void {
+    if (loaded.labelEnd > this.owners.length) this.owners.length = loaded.labelEnd;
+    for (const { namespace, items } of loaded.groups) {
+      for (const item of items) for (const v of item.vectors) this.owners[v.label] = item;
+      this.items.setMany(namespace, items);
     }
   }
 
   *snapshotItems(): IterableIterator<SnapshotItem> {
     for (const it of this.items.items()) {
-      const s: SnapshotItem = { ns: it.namespace, key: it.key, value: it.value, createdAt: it.createdAt, updatedAt: it.updatedAt };
+      const s: SnapshotItem = { ns: it.namespace, key: it.key, value: undefined!, createdAt: it.createdAt, updatedAt: it.updatedAt };
+      // An item never read since it was loaded is written back as the JSON it was read from.
+      const json = it instanceof LoadedItem ? it.valueJson : undefined;
+      if (json !== undefined) s.valueJson = json;
+      else s.value = it.value;
       if (it.expiresAt !== undefined) s.exp = it.expiresAt;
       if (it.ttl !== undefined) s.ttl = it.ttl;
       if (it.index !== undefined) s.index = it.index;
@@ -190,12 +184,5 @@ export class StoreState {
     }
     this.keyword = undefined;
     this.groupKeyword.clear();
-  }
-
-  /** Labels owned by live items. */
-  usedLabels(items: SnapshotItem[]): Set<number> {
-    const used = new Set<number>();
-    for (const s of items) for (const [label] of s.vec ?? []) used.add(label);
-    return used;
   }
 }

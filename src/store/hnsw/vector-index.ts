@@ -91,6 +91,8 @@ export class VectorIndex {
    */
   private layout?: IndexFileLayout;
   private changedSinceFile = new Set<number>();
+  /** The file this index was read from (for error messages). */
+  private file?: string;
 
   private constructor(
     readonly settings: HnswSettings,
@@ -116,15 +118,15 @@ export class VectorIndex {
   }
 
   /**
-   * Loads an index file. `usedLabels` are the labels that live items own;
-   * every other label in the file is treated as free (and is re-marked as
-   * deleted, in case the file and the sidecar disagree).
+   * Reads an index file on libuv's thread pool (the event loop keeps
+   * running). The caller must have checked the file's size and crc32 first:
+   * hnswlib trusts its input. Call {@link keepLabels} next.
    */
-  static load(file: string, settings: HnswSettings, usedLabels: ReadonlySet<number>, cipher?: FileCipher): VectorIndex {
+  static async read(file: string, settings: HnswSettings, cipher?: FileCipher): Promise<VectorIndex> {
     const index = new HierarchicalNSW(settings.space, settings.dims);
     try {
-      if (cipher) readSealedIndex(index, file, cipher);
-      else index.readIndexSync(file, false);
+      if (cipher) await readSealedIndex(index, file, cipher);
+      else await index.readIndex(file, false);
     } catch (err) {
       if (err instanceof CorruptStoreError) throw err;
       throw new CorruptStoreError(`cannot read vector index ${file}: ${(err as Error).message}`, file);
@@ -136,20 +138,29 @@ export class VectorIndex {
     index.setEf(settings.efSearch);
     const vi = new VectorIndex(settings, index);
     vi.layout = cipher ? undefined : readLayout(file, settings.dims);
-    const count = index.getCurrentCount();
-    for (const label of usedLabels) {
-      if (label >= count) throw new CorruptStoreError(`vector index ${file} lacks label ${label} that an item refers to`, file);
+    vi.file = file;
+    return vi;
+  }
+
+  /**
+   * Takes the labels live items own (`used[label] === 1`); every other label
+   * in the file is free (and is re-marked as deleted, in case the file and the
+   * items disagree).
+   */
+  keepLabels(used: Uint8Array): void {
+    const count = this.index.getCurrentCount();
+    if (used.length > count && used.indexOf(1, count) !== -1) {
+      throw new CorruptStoreError(`vector index ${this.file} lacks label ${used.indexOf(1, count)} that an item refers to`, this.file ?? "");
     }
     for (let label = count - 1; label >= 0; label--) {
-      if (usedLabels.has(label)) continue;
-      vi.free.push(label);
+      if (used[label] === 1) continue;
+      this.free.push(label);
       try {
-        index.markDelete(label);
+        this.index.markDelete(label);
       } catch {
         // already marked deleted
       }
     }
-    return vi;
   }
 
   /** Vectors currently searchable. */
@@ -333,15 +344,15 @@ export class VectorIndex {
 }
 
 /** Opens a sealed index file into a RAM-backed file for hnswlib to read, then removes it. */
-function readSealedIndex(index: Hnsw, file: string, cipher: FileCipher): void {
-  const plain = cipher.open(fs.readFileSync(file), "hnsw");
+async function readSealedIndex(index: Hnsw, file: string, cipher: FileCipher): Promise<void> {
+  const plain = cipher.open(await fs.promises.readFile(file), "hnsw");
   if (!plain) throw new CorruptStoreError(`vector index ${file} fails authentication (corrupt or tampered)`, file);
   const ram = cipher.ramPath(file);
   try {
-    fs.writeFileSync(ram, plain, { mode: 0o600 });
-    index.readIndexSync(ram, false);
+    await fs.promises.writeFile(ram, plain, { mode: 0o600 });
+    await index.readIndex(ram, false);
   } finally {
-    fs.rmSync(ram, { force: true });
+    await fs.promises.rm(ram, { force: true });
   }
 }
 
