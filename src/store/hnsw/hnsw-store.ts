@@ -16,10 +16,11 @@ import { embedderIdentity } from "../../embeddings/identity.js";
 import { EmbedderRequiredError, InvalidArgumentError, StoreClosedError } from "../../errors.js";
 import { extractFieldTexts } from "../fields.js";
 import { checkIndexConfig, embeddingsOf, type CheckedIndexConfig } from "../index-config.js";
-import { prepareBatch, type PreparedBatch } from "./prepare-batch.js";
+import { embedTexts, prepareBatch, type PreparedBatch } from "./prepare-batch.js";
 import { listNamespaces } from "./list-namespaces.js";
 import { validateNamespace } from "../namespace.js";
-import { runSearch, type RetrievalMode } from "./search.js";
+import { nearestInGroup, runSearch, type RetrievalMode } from "./search.js";
+import type { NearestItem } from "../nearest.js";
 import type { DeleteNamespaceOptions, HNSWGetOperation, HNSWPutOperation, HNSWSearchOperation, HNSWStoreOptions, StoreStats } from "./options.js";
 import { readManifest, type IndexManifest } from "./snapshot.js";
 import { StoreFiles } from "./store-files.js";
@@ -310,6 +311,27 @@ export class HNSWStore extends BaseStore {
     checkRefreshTtl(options.refreshTtl);
     const { filter, limit = 10, offset = 0, query, refreshTtl } = options;
     return (await this.batch([{ namespacePrefix, filter, limit, offset, query, refreshTtl } as HNSWSearchOperation]))[0];
+  }
+
+  /**
+   * The item stored exactly under `namespace` whose vectors are most similar
+   * to `text`, embedded as a document (a put of the same text then reuses the
+   * vector from the embedding cache). An exact scan of that namespace, with
+   * none of a search's ranking: the `remember` tool's duplicate check.
+   * `null` when no item there has a vector; `undefined` when this store does
+   * not rank by vectors (no index, or `retrieval: "keyword"`).
+   */
+  async nearestInNamespace(namespace: string[], text: string): Promise<NearestItem | null | undefined> {
+    validateNamespace(namespace);
+    if (typeof text !== "string") throw new InvalidArgumentError(`nearestInNamespace needs a text string, got ${typeof text}`);
+    const state = await this.ensureOpen();
+    if (!this.embeddings || !this.indexConfig || this.retrieval === "keyword") return undefined;
+    const vector = (await embedTexts(this.embeddings, [text], this.indexConfig.dims)).get(text)!;
+    return this.onState(state, () => {
+      const group = state.items.group(namespace);
+      const hit = group && nearestInGroup(state, group, vector, this.clock());
+      return hit ? { key: hit.item.key, score: hit.score } : null;
+    });
   }
 
   /**
