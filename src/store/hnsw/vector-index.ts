@@ -3,6 +3,7 @@ import hnswlib from "hnswlib-node";
 import { CorruptStoreError } from "../../errors.js";
 import type { FileCipher } from "./cipher.js";
 import { fsyncFile, writeAll } from "./files.js";
+import { VectorCache } from "./vector-cache.js";
 
 const { HierarchicalNSW } = hnswlib;
 type Hnsw = InstanceType<typeof HierarchicalNSW>;
@@ -81,8 +82,7 @@ export class VectorIndex {
    * dominated exact scans over one user's items; repeated scans of the same
    * items (the common case: one user, turn after turn) now read from here.
    */
-  private cache = new Map<number, Float32Array>();
-  private readonly cacheLimit: number;
+  private readonly cache: VectorCache;
   /**
    * The index file, read directly for vectors the cache lacks (a 2 KB read
    * instead of getPoint's ~80 µs), except for labels changed since.
@@ -97,7 +97,7 @@ export class VectorIndex {
     this.index = index;
     this.scrubVector = new Array<number>(settings.dims).fill(0);
     this.scrubVector[0] = 1;
-    this.cacheLimit = Math.max(256, Math.floor(VECTOR_CACHE_BYTES / (4 * settings.dims)));
+    this.cache = new VectorCache(Math.max(256, Math.floor(VECTOR_CACHE_BYTES / (4 * settings.dims))));
   }
 
   static create(settings: HnswSettings): VectorIndex {
@@ -196,8 +196,6 @@ export class VectorIndex {
   }
 
   private cacheVector(label: number, v: Float32Array): void {
-    this.cache.delete(label);
-    if (this.cache.size >= this.cacheLimit) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(label, v);
   }
 
@@ -217,8 +215,6 @@ export class VectorIndex {
     for (let i = 0; i < labels.length; i++) {
       const v = this.cache.get(labels[i]!);
       if (v) {
-        this.cache.delete(labels[i]!);
-        this.cache.set(labels[i]!, v);
         out[i] = v;
       } else missing.push(i);
     }
