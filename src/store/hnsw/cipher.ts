@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { EncryptionError } from "../../errors.js";
-import { aeadOpen, aeadSeal, resolveKey, type EncryptionKey } from "../aead.js";
+import { aeadOpen, aeadOpenFile, aeadSeal, resolveKey, type EncryptionKey } from "../aead.js";
 
 export type { EncryptionKey };
 
@@ -74,6 +74,15 @@ export class FileCipher {
   /** Opens a sealed block; `undefined` when it fails authentication. */
   open(sealed: Buffer, kind: string): Buffer | undefined {
     return aeadOpen(this.key, sealed, kind);
+  }
+
+  /**
+   * Opens the sealed file `file` into the open file `outFd` chunk by chunk
+   * (never a whole copy in memory); false when it fails authentication, and
+   * what was written must then be discarded unread.
+   */
+  openFileTo(file: string, outFd: number, kind: string): boolean {
+    return aeadOpenFile(this.key, file, outFd, kind);
   }
 
   sealLine(plain: string, kind: string): string {
