@@ -36,8 +36,10 @@ export interface MemoryToolsOptions {
    */
   sharedNamespace?: NamespaceTemplate;
   /**
-   * `remember` without a key updates an existing memory instead of adding a
-   * new one when the store scores it at least this similar (cosine).
+   * `remember` without a key updates an existing memory of the same
+   * namespace instead of adding a new one when it is at least this similar
+   * (cosine). Stores with `nearestInNamespace` (HNSWStore) compare the
+   * vectors directly; others are searched and their scores taken.
    * @default 0.95
    */
   duplicateThreshold?: number;
