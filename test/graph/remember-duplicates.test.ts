@@ -129,11 +129,13 @@ describe("HNSWStore answers the duplicate check without a search", () => {
     expect(await rememberTool(store).invoke({ content: A }, cfg("1"))).toMatch(/^Saved memory/);
   });
 
-  it("falls back to a search where the store does not rank by vectors", async () => {
+  it("falls back to a search where the store does not rank by vectors, or the namespace is too big to scan", async () => {
     const keyword = new HNSWStore({ index: { dims: DIMS, embeddings, fields: ["text"] }, retrieval: "keyword" });
     const plain = new HNSWStore();
+    const big = new HNSWStore({ index: { dims: DIMS, embeddings, fields: ["text"] }, hnsw: { exactScanThreshold: 3 } });
+    await big.batch(["w", "x", "y", "z"].map((k) => ({ namespace: ["users", "1"], key: k, value: { text: `fact ${k}` } })));
     try {
-      for (const s of [keyword, plain]) {
+      for (const s of [keyword, plain, big]) {
         expect(await s.nearestInNamespace(["users", "1"], A)).toBeUndefined();
         const search = vi.spyOn(s, "search");
         expect(await rememberTool(s).invoke({ content: A }, cfg("1"))).toMatch(/^Saved memory/);
@@ -142,6 +144,7 @@ describe("HNSWStore answers the duplicate check without a search", () => {
     } finally {
       await keyword.close();
       await plain.close();
+      await big.close();
     }
   });
 });

@@ -319,13 +319,16 @@ export class HNSWStore extends BaseStore {
    * vector from the embedding cache). An exact scan of that namespace, with
    * none of a search's ranking: the `remember` tool's duplicate check.
    * `null` when no item there has a vector; `undefined` when this store does
-   * not rank by vectors (no index, or `retrieval: "keyword"`).
+   * not rank by vectors (no index, or `retrieval: "keyword"`) or the
+   * namespace holds more items than `hnsw.exactScanThreshold` (search it).
    */
   async nearestInNamespace(namespace: string[], text: string): Promise<NearestItem | null | undefined> {
     validateNamespace(namespace);
     if (typeof text !== "string") throw new InvalidArgumentError(`nearestInNamespace needs a text string, got ${typeof text}`);
     const state = await this.ensureOpen();
     if (!this.embeddings || !this.indexConfig || this.retrieval === "keyword") return undefined;
+    const threshold = this.options.hnsw?.exactScanThreshold ?? DEFAULT_HNSW.exactScanThreshold;
+    if ((state.items.group(namespace)?.items.size ?? 0) > threshold) return undefined;
     const vector = (await embedTexts(this.embeddings, [text], this.indexConfig.dims)).get(text)!;
     return this.onState(state, () => {
       const group = state.items.group(namespace);
