@@ -5,10 +5,12 @@
  * unit vectors (bench/lib/vectors.ts) reach the store through
  * PrecomputedEmbeddings, so no embedding cost is measured; the store keeps its
  * default embedding cache (encrypted too when encryption is on). Measured:
- * put throughput (batches of 1000, fsync), search p50/p95 over 200 queries
- * (whole store, `retrieval: "vector"`), open time (cold open + first search
- * after a clean close), and disk size. Off and on run one after the other in
- * one process, in alternating order per size.
+ * put throughput (batches of 1000, fsync), open time (cold open + first
+ * search after a clean close), disk size, and search p50/p95 over 200 queries
+ * (whole store, `retrieval: "vector"`, after 20 warm-up queries). Off and on
+ * are built one after the other (alternating which goes first per size);
+ * then both are opened and their searches interleaved, query by query, so
+ * that the machine's load and the collector's work fall on both alike.
  *
  * Run: npm run bench:encryption  → bench/results/encryption.json
  */
@@ -30,9 +32,19 @@ async function dirSize(dir: string): Promise<number> {
   return total;
 }
 
-async function run(n: number, encrypted: boolean, data: Float32Array, queries: Float32Array) {
+const WARMUP = 20;
+
+interface Built {
+  encrypted: boolean;
+  dir: string;
+  make: () => HNSWStore;
+  putsPerSecond: number;
+  diskMB: number;
+}
+
+/** Fills a directory with `n` items (encrypted or not) and closes it. */
+async function build(n: number, encrypted: boolean, embeddings: PrecomputedEmbeddings): Promise<Built> {
   const dir = await mkdtemp(join(os.tmpdir(), "bench-enc-"));
-  const embeddings = new PrecomputedEmbeddings(data, queries, DIMS);
   const key = randomBytes(32);
   const make = () =>
     new HNSWStore({
@@ -41,7 +53,7 @@ async function run(n: number, encrypted: boolean, data: Float32Array, queries: F
       retrieval: "vector",
       encryption: encrypted ? { key } : undefined,
     });
-  let store = make();
+  const store = make();
   const t0 = performance.now();
   for (let start = 0; start < n; start += 1000) {
     const ops = [];
@@ -51,29 +63,42 @@ async function run(n: number, encrypted: boolean, data: Float32Array, queries: F
   const putSeconds = (performance.now() - t0) / 1000;
   await store.close();
   const disk = await dirSize(dir);
-  const o0 = performance.now();
-  store = make();
-  await store.search([], { query: "q:0", limit: 10 });
-  const openMs = performance.now() - o0;
-  const samples: number[] = [];
-  for (let q = 0; q < QUERIES; q++) {
-    const s0 = performance.now();
-    await store.search([], { query: `q:${q}`, limit: 10 });
-    samples.push(performance.now() - s0);
-  }
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-  return { n, encrypted, putsPerSecond: Math.round(n / putSeconds), search: latency(samples), openMs: Math.round(openMs), diskMB: Math.round((disk / 2 ** 20) * 10) / 10 };
+  return { encrypted, dir, make, putsPerSecond: Math.round(n / putSeconds), diskMB: Math.round((disk / 2 ** 20) * 10) / 10 };
 }
 
 const results = [];
-for (const n of sizes) {
+for (const [at, n] of sizes.entries()) {
   const data = lowRankUnitVectors(n, DIMS, 1);
   const queries = lowRankUnitVectors(QUERIES, DIMS, 2, { basisSeed: 1 });
-  const order = results.length % 2 === 0 ? [false, true] : [true, false];
+  const embeddings = new PrecomputedEmbeddings(data, queries, DIMS);
+  // Alternate which goes first from one size to the next.
+  const order = at % 2 === 0 ? [false, true] : [true, false];
+  const built: Built[] = [];
+  for (const enc of order) built.push(await build(n, enc, embeddings));
+  // Cold open (+ a first search) of each, one after the other…
+  const open = new Map<Built, { store: HNSWStore; openMs: number; samples: number[] }>();
+  for (const b of built) {
+    const o0 = performance.now();
+    const store = b.make();
+    await store.search([], { query: "q:0", limit: 10 });
+    open.set(b, { store, openMs: Math.round(performance.now() - o0), samples: [] });
+  }
+  // …then the same queries on both, interleaved, so load on the machine and
+  // the collector's work after either open fall on both alike.
+  for (let q = 0; q < WARMUP + QUERIES; q++) {
+    for (const b of q % 2 === 0 ? built : [...built].reverse()) {
+      const o = open.get(b)!;
+      const s0 = performance.now();
+      await o.store.search([], { query: `q:${q % QUERIES}`, limit: 10 });
+      if (q >= WARMUP) o.samples.push(performance.now() - s0);
+    }
+  }
   const pair = [];
-  for (const enc of order) {
-    const r = await run(n, enc, data, queries);
+  for (const b of built) {
+    const o = open.get(b)!;
+    await o.store.close();
+    await rm(b.dir, { recursive: true, force: true });
+    const r = { n, encrypted: b.encrypted, putsPerSecond: b.putsPerSecond, search: latency(o.samples), openMs: o.openMs, diskMB: b.diskMB };
     console.log(JSON.stringify(r));
     pair.push(r);
   }

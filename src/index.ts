@@ -8,6 +8,7 @@ export type { TTLConfig } from "./store/ttl.js";
 export { MAX_VALUE_DEPTH } from "./store/validate-value.js";
 export type { RetrievalMode } from "./store/hnsw/search.js";
 export type { ReindexOptions } from "./store/hnsw/reindex.js";
+export { hasNearestInNamespace, type NearestInNamespace, type NearestItem } from "./store/nearest.js";
 
 // Migration between stores (HNSWStore ⇄ PostgresMemoryStore) and JSONL exports
 export {

@@ -10,6 +10,7 @@ import { resolveNamespace, threadIdOf, type NamespaceTemplate } from "../scope/n
 import { waitForPendingWrites } from "../scope/pending-writes.js";
 import { resolveStore } from "../scope/resolve-store.js";
 import { runAsActor } from "../privacy/actor.js";
+import { hasNearestInNamespace } from "../store/nearest.js";
 
 /** The names of the tools {@link createMemoryTools} returns. */
 export const MEMORY_TOOL_NAMES = ["search_memory", "list_memories", "remember", "forget"] as const;
@@ -35,8 +36,10 @@ export interface MemoryToolsOptions {
    */
   sharedNamespace?: NamespaceTemplate;
   /**
-   * `remember` without a key updates an existing memory instead of adding a
-   * new one when the store scores it at least this similar (cosine).
+   * `remember` without a key updates an existing memory of the same
+   * namespace instead of adding a new one when it is at least this similar
+   * (cosine). Stores with `nearestInNamespace` (HNSWStore) compare the
+   * vectors directly; others are searched and their scores taken.
    * @default 0.95
    */
   duplicateThreshold?: number;
@@ -83,6 +86,21 @@ const KEY_PATTERN = /^[^\u0000-\u001f]{1,128}$/;
 
 function sameNamespace(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((label, i) => label === b[i]);
+}
+
+/**
+ * The memory of `namespace` (exactly) that a new `text` would duplicate: the
+ * most similar one, if it scores at least `threshold`. A store that compares
+ * by vector alone (HNSWStore) does it without a ranked search; any other
+ * store is searched, and its scores are taken as they come.
+ */
+async function findTwin(store: BaseStore, namespace: string[], text: string, threshold: number): Promise<{ key: string } | undefined> {
+  if (hasNearestInNamespace(store)) {
+    const nearest = await store.nearestInNamespace(namespace, text);
+    if (nearest !== undefined) return nearest && nearest.score >= threshold ? nearest : undefined;
+  }
+  const hits = await store.search(namespace, { query: text, limit: 3 });
+  return hits.find((h) => sameNamespace(h.namespace, namespace) && typeof h.score === "number" && h.score >= threshold);
 }
 
 function formatHit(hit: SearchItem, shared: boolean): string {
@@ -195,8 +213,7 @@ export function createMemoryTools(options: MemoryToolsOptions): StructuredToolIn
         return existing ? `Updated memory [${key}].` : `Saved memory [${key}].`;
       }
       await waitForPendingWrites(store, namespace, { thread: threadIdOf(config) });
-      const hits = await store.search(namespace, { query: text, limit: 3 });
-      const twin = hits.find((h) => sameNamespace(h.namespace, namespace) && typeof h.score === "number" && h.score >= duplicateThreshold);
+      const twin = await findTwin(store, namespace, text, duplicateThreshold);
       if (twin) {
         await store.put(namespace, twin.key, value, index);
         return `Updated memory [${twin.key}] (it already held nearly the same fact).`;

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import fs from "node:fs";
 import { EncryptionError, InvalidArgumentError } from "../errors.js";
 
 /** A 32-byte key: a Buffer, or a string of 64 hex or 44 base64 characters. */
@@ -59,4 +60,46 @@ export function aeadOpen(key: Buffer, sealed: Buffer, aad: string): Buffer | und
   } catch {
     return undefined;
   }
+}
+
+/** Bytes read and deciphered at a time by {@link aeadOpenFile}. */
+const FILE_CHUNK = 4 * 1024 * 1024;
+
+/**
+ * Opens a file sealed by {@link aeadSeal} into the open file `outFd`, a chunk
+ * at a time, so no copy of the whole file is ever held in memory. Returns
+ * false when it fails authentication: the caller must then discard what was
+ * written (it is unauthenticated) and never read it.
+ */
+export function aeadOpenFile(key: Buffer, file: string, outFd: number, aad: string): boolean {
+  const fd = fs.openSync(file, "r");
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size < 28) return false;
+    const head = Buffer.alloc(12);
+    const tag = Buffer.alloc(16);
+    if (fs.readSync(fd, head, 0, 12, 0) !== 12 || fs.readSync(fd, tag, 0, 16, size - 16) !== 16) return false;
+    const d = createDecipheriv(ALGORITHM, key, head);
+    d.setAAD(Buffer.from(aad));
+    d.setAuthTag(tag);
+    const chunk = Buffer.allocUnsafe(Math.min(FILE_CHUNK, Math.max(1, size - 28)));
+    for (let at = 12; at < size - 16; ) {
+      const n = fs.readSync(fd, chunk, 0, Math.min(chunk.length, size - 16 - at), at);
+      if (n <= 0) return false;
+      writeAllSync(outFd, d.update(chunk.subarray(0, n)));
+      at += n;
+    }
+    try {
+      writeAllSync(outFd, d.final());
+    } catch {
+      return false;
+    }
+    return true;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function writeAllSync(fd: number, buf: Buffer): void {
+  for (let off = 0; off < buf.length; ) off += fs.writeSync(fd, buf, off, buf.length - off);
 }

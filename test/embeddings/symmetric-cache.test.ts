@@ -59,7 +59,7 @@ describe("symmetric embedders share query and document cache entries", () => {
     expect(fake.documentCalls).toEqual([["tea"]]);
   });
 
-  it("the remember tool embeds its text once: the duplicate check's vector serves the put", async () => {
+  it("the remember tool embeds its text once: the duplicate check's vector serves the put (as a document, on HNSWStore)", async () => {
     const d = tempDir("sym-store-");
     dirs.push(d);
     const fake = symmetricFake();
@@ -68,8 +68,8 @@ describe("symmetric embedders share query and document cache entries", () => {
       const remember = createMemoryTools({ namespace: ["users", "{user_id}"], store }).find((t) => t.name === "remember")!;
       await remember.invoke({ content: "User is vegetarian" }, { configurable: { user_id: "42" } });
       await remember.invoke({ content: "User lives in Lisbon" }, { configurable: { user_id: "42" } });
-      expect(fake.queryCalls).toEqual(["User is vegetarian", "User lives in Lisbon"]);
-      expect(fake.documentCalls.flat()).toEqual([]);
+      expect(fake.documentCalls.flat()).toEqual(["User is vegetarian", "User lives in Lisbon"]);
+      expect(fake.queryCalls).toEqual([]);
       expect((await store.search(["users", "42"], { query: "vegetarian" }))[0].value.text).toBe("User is vegetarian");
     } finally {
       await store.close();

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { EncryptionError } from "../../errors.js";
 import zlib from "node:zlib";
-import { aeadOpen, aeadSeal, aeadSealer, resolveKey, type EncryptionKey } from "../aead.js";
+import { aeadOpen, aeadSeal, aeadSealer, aeadOpenFile, resolveKey, type EncryptionKey } from "../aead.js";
 import { isAlive } from "../../process-alive.js";
 import type { FileChecksum } from "./checksum.js";
 import { writeAllAsync } from "./files.js";
@@ -117,6 +117,15 @@ export class FileCipher {
   /** Opens a sealed block; `undefined` when it fails authentication. */
   open(sealed: Buffer, kind: string): Buffer | undefined {
     return aeadOpen(this.key, sealed, kind);
+  }
+
+  /**
+   * Opens the sealed file `file` into the open file `outFd` chunk by chunk
+   * (never a whole copy in memory); false when it fails authentication, and
+   * what was written must then be discarded unread.
+   */
+  openFileTo(file: string, outFd: number, kind: string): boolean {
+    return aeadOpenFile(this.key, file, outFd, kind);
   }
 
   sealLine(plain: string, kind: string): string {

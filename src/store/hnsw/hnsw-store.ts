@@ -15,10 +15,11 @@ import { embedderIdentity } from "../../embeddings/identity.js";
 import { EmbedderRequiredError, InvalidArgumentError, StoreClosedError } from "../../errors.js";
 import { extractFieldTexts } from "../fields.js";
 import { checkIndexConfig, embeddingsOf, type CheckedIndexConfig } from "../index-config.js";
-import { prepareBatch, type PreparedBatch } from "./prepare-batch.js";
+import { embedTexts, prepareBatch, type PreparedBatch } from "./prepare-batch.js";
 import { listNamespaces } from "./list-namespaces.js";
 import { validateNamespace } from "../namespace.js";
-import { runSearch, type RetrievalMode } from "./search.js";
+import { nearestInGroup, runSearch, type RetrievalMode } from "./search.js";
+import type { NearestItem } from "../nearest.js";
 import type { DeleteNamespaceOptions, HNSWGetOperation, HNSWSearchOperation, HNSWStoreOptions, StoreStats } from "./options.js";
 import { readManifest, type IndexManifest } from "./snapshot.js";
 import { StoreFiles } from "./store-files.js";
@@ -306,6 +307,30 @@ export class HNSWStore extends MemoryStoreBase {
       if (this.state !== state || this.closed) throw this.closedError();
       return fn(hold);
     });
+  }
+
+  /**
+   * The item stored exactly under `namespace` whose vectors are most similar
+   * to `text`, embedded as a document (a put of the same text then reuses the
+   * vector from the embedding cache). An exact scan of that namespace, with
+   * none of a search's ranking: the `remember` tool's duplicate check.
+   * `null` when no item there has a vector; `undefined` when this store does
+   * not rank by vectors (no index, or `retrieval: "keyword"`) or the
+   * namespace holds more items than `hnsw.exactScanThreshold` (search it).
+   */
+  async nearestInNamespace(namespace: string[], text: string): Promise<NearestItem | null | undefined> {
+    validateNamespace(namespace);
+    if (typeof text !== "string") throw new InvalidArgumentError(`nearestInNamespace needs a text string, got ${typeof text}`);
+    const state = await this.ensureOpen();
+    if (!this.embeddings || !this.indexConfig || this.retrieval === "keyword") return undefined;
+    const threshold = this.options.hnsw?.exactScanThreshold ?? DEFAULT_HNSW.exactScanThreshold;
+    if ((state.items.group(namespace)?.items.size ?? 0) > threshold) return undefined;
+    const vector = (await embedTexts(this.embeddings, [text], this.indexConfig.dims)).get(text)!;
+    return this.onState(state, () => {
+      const group = state.items.group(namespace);
+      const hit = group && nearestInGroup(state, group, vector, this.clock());
+      return hit ? { key: hit.item.key, score: hit.score } : null;
+    }, "read");
   }
 
   // ---- get/search/put/delete: MemoryStoreBase validates them and routes them through batch() ----

@@ -53,6 +53,11 @@ export class ItemTable {
     return this.ids.get(id);
   }
 
+  /** The group of items stored exactly under `namespace`. */
+  group(namespace: readonly string[]): NamespaceGroup | undefined {
+    return this.groups.get(namespaceKey(namespace));
+  }
+
   get(namespace: readonly string[], key: string): StoredItem | undefined {
     return this.groups.get(namespaceKey(namespace))?.items.get(key);
   }

@@ -224,6 +224,20 @@ function exactScan(state: StoreState, q: number[], candidates: StoredItem[]): Ra
 }
 
 /**
+ * The live item of `group` whose best vector is most similar to `vector`
+ * (cosine), by an exact scan of the group alone: no ranking, no keyword side.
+ * Undefined when no live item there has a vector.
+ */
+export function nearestInGroup(state: StoreState, group: NamespaceGroup, vector: readonly number[], now: number): { item: StoredItem; score: number } | undefined {
+  if (!state.vectors) return undefined;
+  const candidates: StoredItem[] = [];
+  for (const item of group.items.values()) if (item.vectors.length > 0 && isLive(item, now)) candidates.push(item);
+  if (candidates.length === 0) return undefined;
+  const best = exactScan(state, normalise(vector), candidates)[0]!;
+  return { item: best.item, score: best.score! };
+}
+
+/**
  * HNSW search, keeping each item's best vector. Widens k (and ef with it)
  * until `k` distinct items in scope are found or the index is exhausted.
  */

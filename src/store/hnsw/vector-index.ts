@@ -5,6 +5,7 @@ import type { FileCipher } from "./cipher.js";
 import { fsyncFileAsync } from "./files.js";
 import { fileChecksumAsync, type FileChecksum } from "./checksum.js";
 import path from "node:path";
+import { VectorCache } from "./vector-cache.js";
 
 const { HierarchicalNSW } = hnswlib;
 type Hnsw = InstanceType<typeof HierarchicalNSW>;
@@ -83,8 +84,7 @@ export class VectorIndex {
    * dominated exact scans over one user's items; repeated scans of the same
    * items (the common case: one user, turn after turn) now read from here.
    */
-  private cache = new Map<number, Float32Array>();
-  private readonly cacheLimit: number;
+  private readonly cache: VectorCache;
   /**
    * The index file, read directly for vectors the cache lacks (a 2 KB read
    * instead of getPoint's ~80 µs), except for labels changed since.
@@ -101,7 +101,7 @@ export class VectorIndex {
     this.index = index;
     this.scrubVector = new Array<number>(settings.dims).fill(0);
     this.scrubVector[0] = 1;
-    this.cacheLimit = Math.max(256, Math.floor(VECTOR_CACHE_BYTES / (4 * settings.dims)));
+    this.cache = new VectorCache(Math.max(256, Math.floor(VECTOR_CACHE_BYTES / (4 * settings.dims))));
   }
 
   static create(settings: HnswSettings): VectorIndex {
@@ -209,8 +209,6 @@ export class VectorIndex {
   }
 
   private cacheVector(label: number, v: Float32Array): void {
-    this.cache.delete(label);
-    if (this.cache.size >= this.cacheLimit) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(label, v);
   }
 
@@ -230,8 +228,6 @@ export class VectorIndex {
     for (let i = 0; i < labels.length; i++) {
       const v = this.cache.get(labels[i]!);
       if (v) {
-        this.cache.delete(labels[i]!);
-        this.cache.set(labels[i]!, v);
         out[i] = v;
       } else missing.push(i);
     }
@@ -343,13 +339,23 @@ export class VectorIndex {
   }
 }
 
-/** Opens a sealed index file into a RAM-backed file for hnswlib to read, then removes it. */
+/**
+ * Opens a sealed index file into a RAM-backed file for hnswlib to read, then
+ * removes it. Deciphered a chunk at a time straight into the RAM file, and
+ * read by hnswlib only once authenticated: no whole copy of the index passes
+ * through the JS heap (it took three such copies, ~660 MB at 100k 512-d vectors).
+ */
 async function readSealedIndex(index: Hnsw, file: string, cipher: FileCipher): Promise<void> {
-  const plain = cipher.open(await fs.promises.readFile(file), "hnsw");
-  if (!plain) throw new CorruptStoreError(`vector index ${file} fails authentication (corrupt or tampered)`, file);
   const ram = cipher.ramPath(file);
   try {
-    await fs.promises.writeFile(ram, plain, { mode: 0o600 });
+    const fd = fs.openSync(ram, "w", 0o600);
+    let authentic: boolean;
+    try {
+      authentic = cipher.openFileTo(file, fd, "hnsw");
+    } finally {
+      fs.closeSync(fd);
+    }
+    if (!authentic) throw new CorruptStoreError(`vector index ${file} fails authentication (corrupt or tampered)`, file);
     await index.readIndex(ram, false);
   } finally {
     await fs.promises.rm(ram, { force: true });
