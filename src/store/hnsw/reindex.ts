@@ -1,8 +1,12 @@
 import type { Embeddings, } from "@langchain/core/embeddings";
-import type { StoreIndexConfig } from "../index-config.js";
+import type { CachedEmbeddings } from "../../embeddings/cached-embeddings.js";
+import { InvalidArgumentError } from "../../errors.js";
+import { checkIndexConfig, embeddingsOf, type CheckedIndexConfig, type StoreIndexConfig } from "../index-config.js";
 import { extractFieldTexts } from "../fields.js";
 import type { StoredItem } from "./item-table.js";
+import type { HNSWStoreOptions } from "./options.js";
 import { embedTexts } from "./prepare-batch.js";
+import { hnswSettingsFor } from "./settings.js";
 import type { StoreState } from "./store-state.js";
 import { VectorIndex, type HnswSettings } from "./vector-index.js";
 
@@ -50,4 +54,42 @@ export async function buildVectors(args: {
   }
   if (all.length === 0) args.onProgress?.(0, 0);
   return { vectors, assignments };
+}
+
+/** A checked reindex, built aside: what `HNSWStore.reindex()` switches to. */
+export interface Reindexed {
+  index: CheckedIndexConfig;
+  settings: HnswSettings;
+  /** The embedder to use from now on (wrapped in the store's cache unless it has none). */
+  embeddings: Embeddings;
+  fields: string[];
+  vectors: VectorIndex;
+  assignments: Map<StoredItem, { label: number; field: string }[]>;
+}
+
+/**
+ * Checks `options`, then re-embeds every item of `state` with the new index
+ * into a fresh vector index, changing nothing. `current` is the store's
+ * settings (kept, with the new dims) and `hnsw` its options (used when it had
+ * none); `wrap` puts the store's embedding cache around the new embedder,
+ * closed again here if embedding fails.
+ */
+export async function rebuildIndex(
+  state: StoreState,
+  options: ReindexOptions,
+  ctx: { current?: HnswSettings; hnsw: HNSWStoreOptions["hnsw"]; wrap: (embeddings: Embeddings) => Embeddings },
+): Promise<Reindexed> {
+  if (!options?.index) throw new InvalidArgumentError("reindex needs { index: { dims, embeddings, fields? } }");
+  const index = checkIndexConfig(options.index, "reindex index");
+  const inner = await embeddingsOf(index);
+  const settings: HnswSettings = ctx.current ? { ...ctx.current, dims: index.dims } : hnswSettingsFor(index.dims, ctx.hnsw, index.hnsw);
+  const embeddings = ctx.wrap(inner);
+  const fields = index.fields ?? ["$"];
+  try {
+    const rebuilt = await buildVectors({ state, embeddings, settings, fields, batchSize: options.batchSize, onProgress: options.onProgress });
+    return { index, settings, embeddings, fields, ...rebuilt };
+  } catch (err) {
+    if (embeddings !== inner) await (embeddings as CachedEmbeddings).close();
+    throw err;
+  }
 }

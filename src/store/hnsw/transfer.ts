@@ -2,8 +2,11 @@ import type { Embeddings } from "@langchain/core/embeddings";
 import { encodeVector } from "../../embeddings/vector-codec.js";
 import type { MemoryEntry } from "../../migrate/entry.js";
 import { extractFieldTexts } from "../fields.js";
+import { validateNamespace } from "../namespace.js";
+import { validateValue } from "../validate-value.js";
 import { embedTexts } from "./prepare-batch.js";
 import type { PreparedPut, StoreState } from "./store-state.js";
+import { APPLY_SLICE_MS, TimeSlicer } from "./time-slice.js";
 import type { LogOp } from "./write-ahead-log.js";
 
 /** Every item of the state, sorted by id, as migration entries (vectors read back from the index). */
@@ -51,4 +54,38 @@ export async function prepareImport(
     if (vecs.length) op.vec = vecs.map((v) => [v.field, encodeVector(v.vector)]);
     return { put, op, entry: e };
   });
+}
+
+/** Checks every entry's namespace and value before anything is imported. */
+export function validateEntries(entries: MemoryEntry[]): void {
+  for (const e of entries) {
+    validateNamespace(e.namespace, { forWrite: true });
+    validateValue(e.value, `import ${JSON.stringify(e.namespace)}/${e.key}`);
+  }
+}
+
+/**
+ * `HNSWStore.importEntries` under the store's write lock: logs each entry as
+ * it is (its own record, at its `updatedAt`; only the last one fsynced when
+ * `sync`), then applies them to the state keeping `createdAt`. Returns how
+ * many were written (the store compacts afterwards when any were).
+ */
+export async function writeImport(
+  state: StoreState,
+  entries: MemoryEntry[],
+  args: {
+    index: { embeddings: Embeddings; dims: number } | undefined;
+    writeLog: (at: number, ops: LogOp[], sync: boolean) => Promise<void>;
+    sync: boolean;
+  },
+): Promise<number> {
+  const prepared = await prepareImport(entries, state, args.index);
+  if (prepared.length === 0) return 0;
+  for (const [i, { op, entry }] of prepared.entries()) await args.writeLog(entry.updatedAt, [op], args.sync && i === prepared.length - 1);
+  const slicer = new TimeSlicer(APPLY_SLICE_MS);
+  for (const { put, entry } of prepared) {
+    state.applyPut(put, entry.updatedAt).createdAt = entry.createdAt;
+    if (slicer.due) await slicer.pause();
+  }
+  return prepared.length;
 }

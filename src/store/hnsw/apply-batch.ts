@@ -1,0 +1,134 @@
+import type {
+  GetOperation,
+  ListNamespacesOperation,
+  Operation,
+  PutOperation,
+  SearchItem,
+  SearchOperation,
+} from "@langchain/langgraph-checkpoint";
+import { EmbedderRequiredError } from "../../errors.js";
+import { extractFieldTexts } from "../fields.js";
+import { toItem } from "./item-table.js";
+import { listNamespaces } from "./list-namespaces.js";
+import type { WriteHold } from "./batch-lock.js";
+import type { Compactor } from "./compactor.js";
+import type { HNSWGetOperation, HNSWSearchOperation } from "./options.js";
+import type { PreparedBatch } from "./prepare-batch.js";
+import { runSearch, type RetrievalMode } from "./search.js";
+import type { IndexManifest } from "./snapshot.js";
+import type { StoreState } from "./store-state.js";
+import { APPLY_SLICE_MS, TimeSlicer } from "./time-slice.js";
+import type { LogOp } from "./write-ahead-log.js";
+
+type Touch = (item: { namespace: string[]; key: string; ttl?: number; expiresAt?: number }, refreshTtl: boolean | undefined) => void;
+
+/** A batch that only reads (gets, searches, listNamespaces) runs beside other reads and beside a compaction. */
+export function isReadOnly(operations: Operation[]): boolean {
+  return Array.isArray(operations) && operations.every((op) => op !== null && typeof op === "object" && !("value" in op));
+}
+
+/** Opened `withoutEmbedder` (`stored` is the directory's index): a put whose value has text to embed cannot be stored. */
+export function refuseNewVectors(state: StoreState, operations: Operation[], stored: IndexManifest, dir: string | undefined): void {
+  for (const op of operations) {
+    const p = op as PutOperation;
+    if (!op || typeof op !== "object" || !("value" in op) || p.value === null || p.value === undefined || p.index === false) continue;
+    if (extractFieldTexts(p.value, state.pathsFor(p.index)).length === 0) continue;
+    const embedder = stored.embedder;
+    throw new EmbedderRequiredError(
+      `store directory ${dir} was opened without its embedder; storing ${JSON.stringify(p.namespace)}/${p.key} needs new vectors from ${embedder} (${stored.dims} dims): open it with that embedder, or put with index: false`,
+      embedder,
+    );
+  }
+}
+
+/** What {@link applyBatch} needs besides the batch. */
+export interface ApplyContext {
+  now: number;
+  /** The store's `ttl.refreshOnRead` (an operation's `refreshTtl` overrides it). */
+  refreshOnRead: boolean;
+  retrieval: RetrievalMode;
+  exactScanThreshold: number;
+}
+
+/**
+ * Applies a prepared batch in order and returns its results with the TTL
+ * refreshes its reads made (for the caller to log). HNSW inserts are
+ * synchronous (about a millisecond each), so a long batch yields to the
+ * event loop every {@link APPLY_SLICE_MS}; other batches still wait (a
+ * writer holds the lock alone, so no read sees a half-applied batch).
+ */
+export async function applyBatch(
+  state: StoreState,
+  operations: Operation[],
+  prepared: PreparedBatch,
+  ctx: ApplyContext,
+): Promise<{ results: unknown[]; touched: LogOp[] }> {
+  const { now } = ctx;
+  const touched: LogOp[] = [];
+  const touch: Touch = (item, refreshTtl) => {
+    if (!(refreshTtl ?? ctx.refreshOnRead) || item.ttl === undefined) return;
+    item.expiresAt = now + item.ttl * 60_000;
+    touched.push({ t: "touch", ns: item.namespace, key: item.key, exp: item.expiresAt });
+  };
+  const results: unknown[] = [];
+  const slicer = new TimeSlicer(APPLY_SLICE_MS);
+  for (let i = 0; i < operations.length; i++) {
+    if (slicer.due) await slicer.pause();
+    results.push(applyOne(state, operations[i]!, i, prepared, ctx, touch));
+  }
+  return { results, touched };
+}
+
+function applyOne(state: StoreState, op: Operation, i: number, prepared: PreparedBatch, ctx: ApplyContext, touch: Touch): unknown {
+  const { now } = ctx;
+  if ("namespacePrefix" in op) {
+    const s = op as SearchOperation;
+    const ranked = runSearch(
+      state,
+      { namespacePrefix: s.namespacePrefix, filter: s.filter, limit: s.limit ?? 10, offset: s.offset ?? 0, query: s.query, queryVector: prepared.queryVectors.get(i) },
+      { now, retrieval: ctx.retrieval, exactScanThreshold: ctx.exactScanThreshold },
+    );
+    return ranked.map(({ item, score }) => {
+      touch(item, (s as HNSWSearchOperation).refreshTtl);
+      const out: SearchItem = toItem(item);
+      if (score !== undefined) out.score = score;
+      return out;
+    });
+  }
+  if ("value" in op) {
+    const put = prepared.puts.get(i);
+    if (put) state.applyPut(put, now);
+    else state.applyDelete((op as PutOperation).namespace, (op as PutOperation).key);
+    return undefined;
+  }
+  if ("key" in op) {
+    const g = op as GetOperation;
+    const item = state.items.get(g.namespace, g.key);
+    if (!item || (item.expiresAt !== undefined && item.expiresAt <= now)) return null;
+    touch(item, (g as HNSWGetOperation).refreshTtl);
+    return toItem(item);
+  }
+  return listNamespaces(state.items, op as ListNamespacesOperation, now);
+}
+
+/**
+ * Deletes the items under `prefix` that `pred` picks: logged as one record
+ * (fsynced when `sync`), applied, then a compaction if the log is due one.
+ * Returns how many. Runs under a writer's `hold`.
+ */
+export async function deleteWhere(
+  state: StoreState,
+  prefix: string[],
+  pred: (item: { expiresAt?: number }) => boolean,
+  args: { compactor: Pick<Compactor, "writeLog" | "maybeCompact">; hold: WriteHold; clock: () => number; sync: boolean },
+): Promise<number> {
+  const ops: LogOp[] = [];
+  for (const group of state.items.groupsUnder(prefix)) {
+    for (const item of group.items.values()) if (pred(item)) ops.push({ t: "del", ns: item.namespace, key: item.key });
+  }
+  if (ops.length === 0) return 0;
+  await args.compactor.writeLog(args.clock(), ops, args.sync);
+  for (const op of ops) state.applyDelete(op.ns, op.key);
+  await args.compactor.maybeCompact(false, args.hold);
+  return ops.length;
+}
