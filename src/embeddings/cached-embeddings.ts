@@ -116,6 +116,8 @@ export class CachedEmbeddings extends Embeddings {
   private writing: Promise<void> = Promise.resolve();
   private closed = false;
   private lineCipher?: LineCipher;
+  /** See {@link acceptPlainLinesOnce}. */
+  private acceptPlain = false;
 
   constructor(options: CachedEmbeddingsOptions) {
     super({});
@@ -142,6 +144,17 @@ export class CachedEmbeddings extends Embeddings {
   /** Seals lines with another key from now on; the next `retainDocuments` rewrites the file with it. */
   setLineCipher(cipher: LineCipher | undefined): void {
     this.lineCipher = cipher;
+  }
+
+  /**
+   * The directory is being encrypted in place (`migratePlaintext`): when the
+   * file is loaded, entry lines written in clear before are read too (each
+   * still checked against its crc32), and the file is rewritten sealed, so
+   * the migration keeps the cache instead of paying to embed everything
+   * again. Call before the cache's first use.
+   */
+  acceptPlainLinesOnce(): void {
+    this.acceptPlain = true;
   }
 
   private entryLine(k: string, v: Float32Array): string {
@@ -366,6 +379,7 @@ export class CachedEmbeddings extends Embeddings {
     const complete = text.slice(0, text.lastIndexOf("\n") + 1); // a torn last line is dropped
     const lines = complete.split("\n").filter((l) => l.length > 0);
     let entryLines = 0;
+    let plainLines = 0;
     let dropped = 0;
     let head: { format?: unknown; version?: unknown } | undefined;
     if (lines.length > 0) {
@@ -384,7 +398,9 @@ export class CachedEmbeddings extends Embeddings {
       }
       for (const line of lines.slice(1)) {
         try {
-          const plain = this.lineCipher ? this.lineCipher.openLine(line, "cache") : line;
+          const inClear = this.acceptPlain && this.lineCipher !== undefined && line.startsWith('{"k":');
+          if (inClear) plainLines++;
+          const plain = this.lineCipher && !inClear ? this.lineCipher.openLine(line, "cache") : line;
           if (plain === undefined) {
             dropped++;
             continue;
@@ -404,7 +420,8 @@ export class CachedEmbeddings extends Embeddings {
     if (dropped > 0 && head?.version === VERSION) {
       process.emitWarning(`embedding cache ${file}: dropped ${dropped} corrupt entr${dropped === 1 ? "y" : "ies"}; their texts are embedded again when needed`);
     }
-    if (lines.length === 0 || dropped > 0 || head?.version !== VERSION || entryLines > 2 * this.maxEntries || complete.length !== text.length) {
+    this.acceptPlain = false;
+    if (lines.length === 0 || dropped > 0 || plainLines > 0 || head?.version !== VERSION || entryLines > 2 * this.maxEntries || complete.length !== text.length) {
       // Rewrite atomically: new file, torn tail or bad entries removed, old version, or too many lines.
       await this.writeFile(file, [...this.entries]);
     }

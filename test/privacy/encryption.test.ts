@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { HNSWStore, CorruptStoreError, EncryptionError, InvalidArgumentError } from "../../src/index.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { tempDir } from "../helpers/temp-dir.js";
@@ -127,6 +127,13 @@ describe("encryption at rest", () => {
     await expect(s.open(key).count()).rejects.toThrow(/migratePlaintext/);
     const migrated = s.open(key, { migratePlaintext: true });
     expect(await migrated.count()).toBe(8);
+    s.expectNoPlaintext(8);
+    // The embedding cache came through the migration sealed, not dropped: re-putting the
+    // same texts embeds nothing.
+    const embedded = vi.spyOn(s.embeddings, "embedDocuments");
+    for (let i = 0; i < 8; i++) await migrated.put(["u"], `k${i}`, { text: secret(i) });
+    expect(embedded).not.toHaveBeenCalled();
+    embedded.mockRestore();
     s.expectNoPlaintext(8);
     const manifest = JSON.parse(fs.readFileSync(path.join(s.dir, "store.json"), "utf8"));
     expect(manifest.encryption.algorithm).toBe("aes-256-gcm");

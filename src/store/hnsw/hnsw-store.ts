@@ -151,7 +151,10 @@ export class HNSWStore extends MemoryStoreBase {
       state.vectors = VectorIndex.create(this.hnswSettings);
     }
     this.state = state;
-    if (dir && this.files?.encrypted && needsEncryption) await this.compactor.compactNow();
+    if (dir && this.files?.encrypted && needsEncryption) {
+      this.ownedCache?.acceptPlainLinesOnce();
+      await this.compactor.compactNow();
+    }
     const sweepMinutes = this.options.ttl?.sweepIntervalMinutes ?? 60;
     const onSweepError = (err: unknown) => this.logger.warn(`langgraph-hnsw-memory: TTL sweep failed: ${String(err)}`);
     this.stopSweeper = startSweeper(this.options.ttl ? sweepMinutes : 0, () => this.sweepExpired(), onSweepError);

@@ -77,7 +77,7 @@ export class StoreFiles {
       checkCompatible(this.dir, manifest.index, index, manifest.itemCount);
       const gen = manifest.generation;
       removeStrays(this.dir, gen);
-      // The index is checked (crc32 in a worker thread) and read (hnswlib, on
+      // The index is checked (read through the threadpool for its crc32) and read (hnswlib, on
       // the thread pool) while this thread decodes the items.
       const file = indexFile(this.dir, gen);
       let settings: HnswSettings | undefined;
