@@ -8,6 +8,7 @@ import { embedderIdentity } from "./identity.js";
 import { isEmbeddingsLike, toEmbeddings, type EmbeddingsFunc, type EmbeddingsInterfaceLike } from "./resolve-embeddings.js";
 import { decodeVector, encodeVector } from "./vector-codec.js";
 import { isAlive } from "../process-alive.js";
+import { TimeSlicer } from "../time-slice.js";
 
 /** Options for {@link CachedEmbeddings}. */
 export interface CachedEmbeddingsOptions {
@@ -75,7 +76,6 @@ const plainEntryLine = (k: string, vector: Float32Array) => {
 /** Longest stretch of hashing or encoding before the cache yields to the event loop. */
 const SLICE_MS = 8;
 
-const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 type Kind = "d" | "q";
 
@@ -204,13 +204,10 @@ export class CachedEmbeddings extends Embeddings {
     const old = await this.open();
     const keep = new Set<string>();
     // Hashing 100k texts takes a few hundred ms: in slices, so the event loop keeps running.
-    let sliceStart = performance.now();
+    const slicer = new TimeSlicer(SLICE_MS);
     for (const t of texts) {
       keep.add(this.key("d", t));
-      if (performance.now() - sliceStart > SLICE_MS) {
-        await yieldToLoop();
-        sliceStart = performance.now();
-      }
+      if (slicer.due) await slicer.pause();
     }
     const queries = new Set<string>();
     await Promise.allSettled([...this.inFlight.values()]);

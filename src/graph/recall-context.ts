@@ -73,7 +73,7 @@ export async function recallMemoryContext(options: RecallMemoryContextOptions): 
  * within what is left of `maxTokens`: the episodic preload of callModel and
  * of the createAgent middleware. Returns the block unchanged when no episode fits.
  */
-export async function withEpisodeSection(
+async function withEpisodeSection(
   block: string | undefined,
   options: { episodes: EpisodeMemoryOptions; store?: BaseStore; config?: LangGraphRunnableConfig; query: string; maxTokens?: number },
 ): Promise<string | undefined> {

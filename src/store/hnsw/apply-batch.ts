@@ -17,7 +17,8 @@ import type { PreparedBatch } from "./prepare-batch.js";
 import { runSearch, type RetrievalMode } from "./search.js";
 import type { IndexManifest } from "./snapshot.js";
 import type { StoreState } from "./store-state.js";
-import { APPLY_SLICE_MS, TimeSlicer } from "./time-slice.js";
+import { TimeSlicer } from "../../time-slice.js";
+import { APPLY_SLICE_MS } from "./settings.js";
 import type { LogOp } from "./write-ahead-log.js";
 
 type Touch = (item: { namespace: string[]; key: string; ttl?: number; expiresAt?: number }, refreshTtl: boolean | undefined) => void;

@@ -7,7 +7,7 @@ import { aeadOpen, aeadSeal, aeadSealer, aeadOpenFile, resolveKey, type Encrypti
 import { isAlive } from "../../process-alive.js";
 import type { FileChecksum } from "./checksum.js";
 import { writeAllAsync } from "./files.js";
-import { yieldToLoop } from "./time-slice.js";
+import { yieldToLoop } from "../../time-slice.js";
 
 export type { EncryptionKey };
 

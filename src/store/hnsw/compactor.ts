@@ -4,7 +4,8 @@ import type { WriteHold } from "./batch-lock.js";
 import type { IndexManifest } from "./snapshot.js";
 import type { LoadedStore, StoreFiles } from "./store-files.js";
 import type { StoreState } from "./store-state.js";
-import { APPLY_SLICE_MS, TimeSlicer } from "./time-slice.js";
+import { TimeSlicer } from "../../time-slice.js";
+import { APPLY_SLICE_MS } from "./settings.js";
 import type { VectorIndex } from "./vector-index.js";
 import type { LogOp } from "./write-ahead-log.js";
 

@@ -1,16 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
 
-/** fsyncs a file's data and metadata. */
-export function fsyncFile(file: string): void {
-  const fd = fs.openSync(file, "r+");
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
 /** fsyncs a directory, so that renames and unlinks inside it are durable. */
 export function fsyncDir(dir: string): void {
   let fd: number | undefined;

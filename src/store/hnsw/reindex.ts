@@ -24,7 +24,7 @@ export interface ReindexOptions {
 }
 
 /** A new vector index for every item, built aside without touching the state. */
-export async function buildVectors(args: {
+async function buildVectors(args: {
   state: StoreState;
   embeddings: Embeddings;
   settings: HnswSettings;

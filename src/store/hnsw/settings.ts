@@ -68,3 +68,6 @@ export function indexManifestFor(args: {
     fields: config.fields ?? ["$"],
   };
 }
+
+/** Longest stretch a batch's apply (or a compaction's scan) runs before it yields to the event loop. */
+export const APPLY_SLICE_MS = 10;

@@ -6,6 +6,7 @@ import type { FileChecksum } from "./checksum.js";
 import type { FileCipher } from "./cipher.js";
 import type { StoredItem } from "./item-table.js";
 import { LoadedItem } from "./loaded-item.js";
+import { yieldToLoop } from "../../time-slice.js";
 
 /** One item as written in (and fully read back from) a snapshot's items file. */
 export interface SnapshotItem {
@@ -153,7 +154,6 @@ function isHeader(h: Header, first: boolean): boolean {
 
 /** Lines per slice of decoding; between slices the event loop runs (the index loads meanwhile). */
 const SLICE = 8192;
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Reads a snapshot's items file for a store to open: the items grouped by

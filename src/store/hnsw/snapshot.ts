@@ -5,7 +5,7 @@ import { CorruptStoreError, IncompatibleStoreError } from "../../errors.js";
 import { crcHex, type FileChecksum } from "./checksum.js";
 import type { EncryptionManifest, FileCipher } from "./cipher.js";
 import { fsyncDir, fsyncDirAsync, writeAllAsync, writeFileAtomic, writeFileAtomicAsync } from "./files.js";
-import { TimeSlicer } from "./time-slice.js";
+import { TimeSlicer } from "../../time-slice.js";
 import { itemsFooter, SnapshotItemEncoder, type SnapshotItem } from "./snapshot-items.js";
 import { WriteAheadLog } from "./write-ahead-log.js";
 import { isAlive } from "../../process-alive.js";

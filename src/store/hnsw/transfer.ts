@@ -6,7 +6,8 @@ import { validateNamespace } from "../namespace.js";
 import { validateValue } from "../validate-value.js";
 import { embedTexts } from "./prepare-batch.js";
 import type { PreparedPut, StoreState } from "./store-state.js";
-import { APPLY_SLICE_MS, TimeSlicer } from "./time-slice.js";
+import { TimeSlicer } from "../../time-slice.js";
+import { APPLY_SLICE_MS } from "./settings.js";
 import type { LogOp } from "./write-ahead-log.js";
 
 /** Every item of the state, sorted by id, as migration entries (vectors read back from the index). */
@@ -28,7 +29,7 @@ export function* stateEntries(state: StoreState, batchSize: number, withVectors:
  * Entries as prepared puts with log ops: vectors kept, or embedded (one call)
  * for entries that have none, when the store has an index.
  */
-export async function prepareImport(
+async function prepareImport(
   entries: MemoryEntry[],
   state: StoreState,
   index: { embeddings: Embeddings; dims: number } | undefined,

@@ -21,6 +21,3 @@ export class TimeSlicer {
     this.start = performance.now();
   }
 }
-
-/** Longest stretch a batch's apply (or a compaction's scan) runs before it yields to the event loop. */
-export const APPLY_SLICE_MS = 10;
