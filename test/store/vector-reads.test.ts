@@ -30,13 +30,27 @@ describe("bulk vector reads", () => {
     await a.write(file);
     const used = new Uint8Array(50).fill(1);
     used[7] = 0;
-    const b = await VectorIndex.read(file, settings);
+    // Before the graph is loaded: vectors come from the file; walking the graph is refused.
+    const early = VectorIndex.load(file, settings);
+    early.keepLabels(used);
+    expect(early.loaded).toBe(false);
+    expect(early.readsFromFile).toBe(true);
+    const before = early.vectors([3, 49]);
+    unit(vec(49)).forEach((x, k) => expect(before[1]![k]).toBeCloseTo(x, 6));
+    expect(() => early.search(vec(3), 1)).toThrow(/still loading/);
+    await early.whenLoaded();
+    expect(early.loaded).toBe(true);
+    expect(early.search(vec(3), 1)[0]!.label).toBe(3);
+    expect(early.search(vec(7), 50).map((h) => h.label)).not.toContain(7);
+
+    const b = VectorIndex.load(file, settings);
     b.keepLabels(used);
+    await b.whenLoaded();
     // Count hnswlib getPoint calls through a proxy of the index.
-    const holder = b as unknown as { index: object };
-    const inner = holder.index as Record<string | symbol, unknown>;
+    const holder = b as unknown as { graph: object };
+    const inner = holder.graph as Record<string | symbol, unknown>;
     let pointReads = 0;
-    holder.index = new Proxy(inner, {
+    holder.graph = new Proxy(inner, {
       get(target, prop) {
         const v = target[prop];
         if (prop === "getPoint") pointReads++;

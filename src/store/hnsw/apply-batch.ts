@@ -14,7 +14,7 @@ import type { WriteHold } from "./batch-lock.js";
 import type { Compactor } from "./compactor.js";
 import type { HNSWGetOperation, HNSWSearchOperation } from "./options.js";
 import type { PreparedBatch } from "./prepare-batch.js";
-import { runSearch, type RetrievalMode } from "./search.js";
+import { planNeedsGraph, planSearch, runSearch, type RetrievalMode, type SearchPlan, type SearchRequest } from "./search.js";
 import type { IndexManifest } from "./snapshot.js";
 import type { StoreState } from "./store-state.js";
 import { TimeSlicer } from "../../time-slice.js";
@@ -75,20 +75,32 @@ export async function applyBatch(
   const slicer = new TimeSlicer(APPLY_SLICE_MS);
   for (let i = 0; i < operations.length; i++) {
     if (slicer.due) await slicer.pause();
-    results.push(applyOne(state, operations[i]!, i, prepared, ctx, touch));
+    const op = operations[i]!;
+    let plan: SearchPlan | undefined;
+    if ("namespacePrefix" in op && op.query !== undefined && op.query !== null) {
+      plan = planSearch(state, searchRequest(op, i, prepared), ctx);
+      // While the store opens, a search that walks the graph waits for it (reads hold no writer back).
+      if (planNeedsGraph(state, plan)) await state.vectors!.whenLoaded();
+    }
+    results.push(applyOne(state, op, i, prepared, ctx, touch, plan));
   }
   return { results, touched };
 }
 
-function applyOne(state: StoreState, op: Operation, i: number, prepared: PreparedBatch, ctx: ApplyContext, touch: Touch): unknown {
+const searchRequest = (s: SearchOperation, i: number, prepared: PreparedBatch): SearchRequest => ({
+  namespacePrefix: s.namespacePrefix,
+  filter: s.filter,
+  limit: s.limit ?? 10,
+  offset: s.offset ?? 0,
+  query: s.query,
+  queryVector: prepared.queryVectors.get(i),
+});
+
+function applyOne(state: StoreState, op: Operation, i: number, prepared: PreparedBatch, ctx: ApplyContext, touch: Touch, plan?: SearchPlan): unknown {
   const { now } = ctx;
   if ("namespacePrefix" in op) {
     const s = op as SearchOperation;
-    const ranked = runSearch(
-      state,
-      { namespacePrefix: s.namespacePrefix, filter: s.filter, limit: s.limit ?? 10, offset: s.offset ?? 0, query: s.query, queryVector: prepared.queryVectors.get(i) },
-      { now, retrieval: ctx.retrieval, exactScanThreshold: ctx.exactScanThreshold },
-    );
+    const ranked = runSearch(state, searchRequest(s, i, prepared), { now, retrieval: ctx.retrieval, exactScanThreshold: ctx.exactScanThreshold }, plan);
     return ranked.map(({ item, score }) => {
       touch(item, (s as HNSWSearchOperation).refreshTtl);
       const out: SearchItem = toItem(item);
@@ -128,6 +140,8 @@ export async function deleteWhere(
     for (const item of group.items.values()) if (pred(item)) ops.push({ t: "del", ns: item.namespace, key: item.key });
   }
   if (ops.length === 0) return 0;
+  // Removing vectors needs the graph (still loading for a moment after an open).
+  await state.vectors?.whenLoaded();
   await args.compactor.writeLog(args.clock(), ops, args.sync);
   for (const op of ops) state.applyDelete(op.ns, op.key);
   await args.compactor.maybeCompact(false, args.hold);

@@ -54,7 +54,10 @@ export class Compactor {
   constructor(private readonly host: CompactorHost) {}
 
   /** Replays the log records `loaded` from the directory into `state`, taking up their sequence. */
-  replay(state: StoreState, loaded: Pick<LoadedStore, "manifest" | "records">): void {
+  async replay(state: StoreState, loaded: Pick<LoadedStore, "manifest" | "records">): Promise<void> {
+    // Puts and deletes change the graph: wait for it to load. A log of TTL refreshes only (or
+    // none, after a clean close) lets the open finish before it.
+    if (loaded.records.some((r) => r.ops.some((op) => op.t !== "touch"))) await state.vectors?.whenLoaded();
     this.seq = loaded.manifest.seq;
     for (const record of loaded.records) {
       for (const op of record.ops) state.applyLogOp(op, record.at);
@@ -148,6 +151,8 @@ export class Compactor {
    */
   async compactNow(hold?: WriteHold): Promise<void> {
     const state = this.host.state()!;
+    // Scrubbing and writing the index need its graph (loading for a moment after an open).
+    await state.vectors?.whenLoaded();
     // Expired items are not carried into the snapshot: they leave the disk here.
     const now = this.host.clock();
     const expired = [...state.items.items()].filter((item) => item.expiresAt !== undefined && item.expiresAt <= now);

@@ -144,7 +144,7 @@ export class HNSWStore extends MemoryStoreBase {
       const files = new StoreFiles(dir, this.cipher, this.encryption?.migratePlaintext ?? false);
       const loaded = await files.open(state, this.indexManifest(), this.hnswSettings, (this.options.hnsw?.efSearch ?? config?.hnsw.efSearch) !== undefined);
       if (loaded.droppedTornTail) this.logger.warn(`langgraph-hnsw-memory: dropped a torn last log record in ${dir} (left by a crash mid-write)`);
-      this.compactor.replay(state, loaded);
+      await this.compactor.replay(state, loaded);
       needsEncryption = loaded.needsEncryption;
       this.files = files;
     } else if (this.hnswSettings) {
@@ -208,6 +208,8 @@ export class HNSWStore extends MemoryStoreBase {
       } catch (err) {
         this.logger.warn(`langgraph-hnsw-memory: compaction on close failed (${(err as Error)?.message ?? err}); every acknowledged write is in the log and is replayed on the next open`);
       } finally {
+        // Nothing of this store may still read its files once close() resolves.
+        await this.state?.vectors?.whenLoaded().catch(() => undefined);
         this.files?.release();
         this.files = undefined;
         this.state = undefined;
@@ -262,7 +264,15 @@ export class HNSWStore extends MemoryStoreBase {
     const threshold = this.options.hnsw?.exactScanThreshold ?? DEFAULT_HNSW.exactScanThreshold;
     if ((state.items.group(namespace)?.items.size ?? 0) > threshold) return undefined;
     const vector = (await embedTexts(this.embeddings, [text], this.indexConfig.dims)).get(text)!;
-    return this.onState(state, () => nearestIn(state, namespace, vector, this.clock()), "read");
+    return this.onState(
+      state,
+      async () => {
+        // A sealed index's vectors come from its graph only (loading for a moment after an open).
+        if (state.vectors && !state.vectors.readsFromFile) await state.vectors.whenLoaded();
+        return nearestIn(state, namespace, vector, this.clock());
+      },
+      "read",
+    );
   }
 
   // ---- get/search/put/delete: MemoryStoreBase validates them and routes them through batch() ----
@@ -270,11 +280,13 @@ export class HNSWStore extends MemoryStoreBase {
   override async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
     const state = await this.ensureOpen();
     const mode = isReadOnly(operations) ? "read" : "write";
-    return this.onState(state, (hold) => this.runBatch(state, operations, hold), mode) as Promise<OperationResults<Op>>;
+    return this.onState(state, (hold) => this.runBatch(state, operations, hold, mode), mode) as Promise<OperationResults<Op>>;
   }
 
-  private async runBatch(state: StoreState, operations: Operation[], hold: WriteHold): Promise<unknown[]> {
+  private async runBatch(state: StoreState, operations: Operation[], hold: WriteHold, mode: LockMode): Promise<unknown[]> {
     if (this.storedIndex && !this.indexConfig) refuseNewVectors(state, operations, this.storedIndex, this.options.path);
+    // Writes change the graph: for a moment after an open it is still loading. Reads that need it wait in applyBatch.
+    if (mode === "write") await state.vectors?.whenLoaded();
     const now = this.clock();
     const prepared = await prepareBatch(operations, {
       state,
@@ -397,7 +409,14 @@ export class HNSWStore extends MemoryStoreBase {
   /** Items, vectors, deleted labels and file sizes. */
   async stats(): Promise<StoreStats> {
     const state = await this.ensureOpen();
-    return this.onState(state, () => stateStats(state, this.files), "read");
+    return this.onState(
+      state,
+      async () => {
+        await state.vectors?.whenLoaded();
+        return stateStats(state, this.files);
+      },
+      "read",
+    );
   }
 
   /**
@@ -408,6 +427,7 @@ export class HNSWStore extends MemoryStoreBase {
   async reindex(options: ReindexOptions): Promise<void> {
     const state = await this.ensureOpen();
     await this.onState(state, async (hold) => {
+      await state.vectors?.whenLoaded();
       const rebuilt = await rebuildIndex(state, options, {
         current: this.hnswSettings,
         hnsw: this.options.hnsw,
@@ -433,7 +453,15 @@ export class HNSWStore extends MemoryStoreBase {
   /** Every item (expired ones too) with timestamps, TTL and, when asked, vectors; in pages. */
   async *exportEntries(options: { batchSize?: number; vectors?: boolean } = {}): AsyncIterable<MemoryEntry[]> {
     const state = await this.ensureOpen();
-    const pages = await this.onState(state, () => [...stateEntries(state, options.batchSize ?? 500, options.vectors !== false)], "read");
+    const withVectors = options.vectors !== false;
+    const pages = await this.onState(
+      state,
+      async () => {
+        if (withVectors) await state.vectors?.whenLoaded();
+        return [...stateEntries(state, options.batchSize ?? 500, withVectors)];
+      },
+      "read",
+    );
     yield* pages;
   }
 
@@ -446,6 +474,7 @@ export class HNSWStore extends MemoryStoreBase {
     validateEntries(entries);
     const state = await this.ensureOpen();
     await this.onState(state, async (hold) => {
+      await state.vectors?.whenLoaded();
       const config = this.indexConfig;
       const written = await writeImport(state, entries, {
         index: config && this.embeddings ? { embeddings: this.embeddings, dims: config.dims } : undefined,

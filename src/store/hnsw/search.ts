@@ -55,6 +55,51 @@ function markGroups(groups: NamespaceGroup[]): number {
   return markEpoch;
 }
 
+/** How a search with a `query` will run: which rankings, and over what. */
+export interface SearchPlan {
+  useVectors: boolean;
+  useKeywords: boolean;
+  /** Items under the prefix. */
+  total: number;
+  /** The namespace groups in scope; undefined when the prefix covers every item. */
+  groups?: NamespaceGroup[];
+  /** The live, matching items in scope, listed only when few enough for an exact scan. */
+  candidates?: StoredItem[];
+  /** Every candidate is ranked (no HNSW walk). */
+  exact: boolean;
+}
+
+/** Plans a search that has a `query` (see {@link runSearch}). */
+export function planSearch(state: StoreState, req: SearchRequest, ctx: SearchContext): SearchPlan {
+  const accepts = (item: StoredItem) => isLive(item, ctx.now) && matchesFilter(item.value, req.filter);
+  const useVectors = req.queryVector !== undefined && state.vectors !== undefined && ctx.retrieval !== "keyword";
+  const useKeywords = !useVectors || ctx.retrieval === "hybrid";
+  const total = state.items.countUnder(req.namespacePrefix);
+  // A prefix that covers every item restricts nothing.
+  const unrestricted = !req.filter && total === state.items.size;
+  const groups = unrestricted ? undefined : state.items.groupsUnder(req.namespacePrefix);
+
+  // Only a selection small enough for an exact scan is listed item by item.
+  let candidates: StoredItem[] | undefined;
+  if (groups && total <= ctx.exactScanThreshold) {
+    candidates = [];
+    for (const g of groups) for (const item of g.items.values()) if (accepts(item)) candidates.push(item);
+  }
+  const exact = candidates !== undefined && (!useVectors || candidates.reduce((n, it) => n + it.vectors.length, 0) <= ctx.exactScanThreshold);
+  return { useVectors, useKeywords, total, groups, candidates, exact };
+}
+
+/**
+ * Whether running `plan` needs the HNSW graph in memory: an HNSW walk does,
+ * and so does an exact scan of a sealed index (whose vectors cannot be read
+ * from its file). While a store opens, the rest runs before the graph loads.
+ */
+export function planNeedsGraph(state: StoreState, plan: SearchPlan): boolean {
+  const vectors = state.vectors;
+  if (!plan.useVectors || !vectors || vectors.loaded) return false;
+  return !plan.exact || !vectors.readsFromFile;
+}
+
 /**
  * Runs one search against the state. The plan:
  *
@@ -76,7 +121,7 @@ function markGroups(groups: NamespaceGroup[]): number {
  * Items that cannot be scored come after the scored ones, without a score,
  * newest first.
  */
-export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchContext): Ranked[] {
+export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchContext, plan?: SearchPlan): Ranked[] {
   const need = req.offset + req.limit;
   if (req.limit <= 0) return [];
   const accepts = (item: StoredItem) => isLive(item, ctx.now) && matchesFilter(item.value, req.filter);
@@ -87,20 +132,7 @@ export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchCont
     return all.sort(byRecency).slice(req.offset, need).map((item) => ({ item }));
   }
 
-  const useVectors = req.queryVector !== undefined && state.vectors !== undefined && ctx.retrieval !== "keyword";
-  const useKeywords = !useVectors || ctx.retrieval === "hybrid";
-  const total = state.items.countUnder(req.namespacePrefix);
-  // A prefix that covers every item restricts nothing.
-  const unrestricted = !req.filter && total === state.items.size;
-  const groups = unrestricted ? undefined : state.items.groupsUnder(req.namespacePrefix);
-
-  // Only a selection small enough for an exact scan is listed item by item.
-  let candidates: StoredItem[] | undefined;
-  if (groups && total <= ctx.exactScanThreshold) {
-    candidates = [];
-    for (const g of groups) for (const item of g.items.values()) if (accepts(item)) candidates.push(item);
-  }
-  const exact = candidates !== undefined && (!useVectors || candidates.reduce((n, it) => n + it.vectors.length, 0) <= ctx.exactScanThreshold);
+  const { useVectors, useKeywords, total, groups, candidates, exact } = plan ?? planSearch(state, req, ctx);
   let inScope: (item: StoredItem) => boolean;
   if (!groups) inScope = (item) => isLive(item, ctx.now);
   else {

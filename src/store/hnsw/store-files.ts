@@ -77,11 +77,12 @@ export class StoreFiles {
       checkCompatible(this.dir, manifest.index, index, manifest.itemCount);
       const gen = manifest.generation;
       removeStrays(this.dir, gen);
-      // The index is checked (read through the threadpool for its crc32) and read (hnswlib, on
-      // the thread pool) while this thread decodes the items.
+      // The index is checked (read through the threadpool for its crc32) while this thread
+      // decodes the items; then hnswlib reads it on the thread pool, and the open does not
+      // wait for that: see VectorIndex.load.
       const file = indexFile(this.dir, gen);
       let settings: HnswSettings | undefined;
-      let reading: Promise<VectorIndex> | undefined;
+      let loading: Promise<VectorIndex> | undefined;
       if (hnsw) {
         // M and efConstruction are baked into the file; efSearch is the
         // caller's when given, else the one recorded (hnswlib resets it to 10).
@@ -90,29 +91,35 @@ export class StoreFiles {
         const checksum = manifest.files?.vectors;
         if (checksum || fs.existsSync(file)) {
           const s = settings;
-          reading = (async () => {
+          loading = (async () => {
             if (checksum) await verifyFileAsync(file, checksum, "vector index");
-            return VectorIndex.read(file, s, readCipher);
+            return VectorIndex.load(file, s, readCipher);
           })();
-          reading.catch(() => undefined); // awaited below; items may fail first
+          loading.catch(() => undefined); // awaited below; items may fail first
         }
       }
       let items: LoadedItems;
       try {
         items = await readSnapshotItems(itemsFile(this.dir, gen), manifest.itemCount, manifest.files?.items, readCipher);
       } catch (err) {
-        await reading?.catch(() => undefined);
+        await settled(loading);
         throw err;
       }
-      if (settings && !reading && items.labelEnd > 0) {
+      if (settings && !loading && items.labelEnd > 0) {
         throw new CorruptStoreError(`cannot read vector index ${file}: it is missing, and items refer to its vectors`, file);
       }
       // The item table does not need the vectors: fill it while the index loads.
       state.loadSnapshot(items);
       if (settings) {
-        if (reading) {
-          state.vectors = await reading;
-          state.vectors.keepLabels(items.used);
+        if (loading) {
+          const vectors = await loading;
+          try {
+            vectors.keepLabels(items.used);
+          } catch (err) {
+            await vectors.whenLoaded().catch(() => undefined);
+            throw err;
+          }
+          state.vectors = vectors;
         } else {
           state.vectors = VectorIndex.create(settings);
         }
@@ -123,6 +130,7 @@ export class StoreFiles {
       this.manifest = { ...manifest, index: index && state.vectors ? { ...index, M: state.vectors.settings.M, efConstruction: state.vectors.settings.efConstruction, efSearch: state.vectors.settings.efSearch } : index };
       return { manifest, records: records.filter((r) => r.seq > manifest.seq), droppedTornTail, needsEncryption };
     } catch (err) {
+      await state.vectors?.whenLoaded().catch(() => undefined);
       this.release();
       throw err;
     }
@@ -251,6 +259,12 @@ export class StoreFiles {
     this.lock?.release();
     this.lock = undefined;
   }
+}
+
+/** Waits for a background read to finish, whatever its outcome (never leave hnswlib reading behind a failed open). */
+async function settled(loading: Promise<VectorIndex> | undefined): Promise<void> {
+  const vectors = await loading?.catch(() => undefined);
+  await vectors?.whenLoaded().catch(() => undefined);
 }
 
 function checkCompatible(dir: string, stored: IndexManifest | null, wanted: IndexManifest | null, itemCount: number): void {

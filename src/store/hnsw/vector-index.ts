@@ -52,7 +52,7 @@ function readLayout(file: string, dims: number): IndexFileLayout | undefined {
     const stride = Number(head.readBigUInt64LE(24));
     const labelOffset = Number(head.readBigUInt64LE(32));
     const offsetData = Number(head.readBigUInt64LE(40));
-    if (offsetData + dims * 4 > stride || labelOffset + 8 > stride) return undefined;
+    if (labelOffset - offsetData !== dims * 4 || labelOffset + 8 > stride) return undefined;
     return { path: path.resolve(file), count, stride, offsetData, labelOffset };
   } catch {
     return undefined;
@@ -73,7 +73,12 @@ export interface VectorHit {
  * deleted data leaves the disk.
  */
 export class VectorIndex {
-  private index: Hnsw;
+  /** The graph; undefined while {@link load} reads it. */
+  private graph?: Hnsw;
+  /** Settles when the graph is in memory (rejects if it could not be read). */
+  private loading?: Promise<void>;
+  /** Labels live items own, given before the graph finished loading. */
+  private pendingUsed?: Uint8Array;
   private free: number[] = [];
   /** Removed labels whose vector data is still in the index. */
   private unscrubbed = new Set<number>();
@@ -96,9 +101,9 @@ export class VectorIndex {
 
   private constructor(
     readonly settings: HnswSettings,
-    index: Hnsw,
+    index: Hnsw | undefined,
   ) {
-    this.index = index;
+    this.graph = index;
     this.scrubVector = new Array<number>(settings.dims).fill(0);
     this.scrubVector[0] = 1;
     this.cache = new VectorCache(Math.max(256, Math.floor(VECTOR_CACHE_BYTES / (4 * settings.dims))));
@@ -118,11 +123,29 @@ export class VectorIndex {
   }
 
   /**
-   * Reads an index file on libuv's thread pool (the event loop keeps
-   * running). The caller must have checked the file's size and crc32 first:
-   * hnswlib trusts its input. Call {@link keepLabels} next.
+   * Starts reading an index file on libuv's thread pool and returns at once:
+   * the event loop keeps running, and the store can answer what needs no
+   * graph (gets, and exact scans, whose vectors are read from the file)
+   * while hnswlib loads it. {@link whenLoaded} settles when it is in memory;
+   * everything that walks or changes the graph must await it first. The
+   * caller must have checked the file's size and crc32: hnswlib trusts its
+   * input. Call {@link keepLabels} next.
    */
-  static async read(file: string, settings: HnswSettings, cipher?: FileCipher): Promise<VectorIndex> {
+  static load(file: string, settings: HnswSettings, cipher?: FileCipher): VectorIndex {
+    const vi = new VectorIndex(settings, undefined);
+    vi.file = file;
+    if (!cipher) {
+      vi.layout = readLayout(file, settings.dims);
+      // The header is all an open checks before the graph is read: a mismatch fails it now.
+      if (!vi.layout) throw new CorruptStoreError(`cannot read vector index ${file}: its header is not an hnswlib index of ${settings.dims}-dim vectors`, file);
+    }
+    vi.loading = vi.readGraph(file, cipher);
+    vi.loading.catch(() => undefined); // surfaced by whenLoaded()
+    return vi;
+  }
+
+  private async readGraph(file: string, cipher: FileCipher | undefined): Promise<void> {
+    const { settings } = this;
     const index = new HierarchicalNSW(settings.space, settings.dims);
     try {
       if (cipher) await readSealedIndex(index, file, cipher);
@@ -136,10 +159,30 @@ export class VectorIndex {
     }
     // hnswlib resets ef to 10 on read: restore the configured efSearch.
     index.setEf(settings.efSearch);
-    const vi = new VectorIndex(settings, index);
-    vi.layout = cipher ? undefined : readLayout(file, settings.dims);
-    vi.file = file;
-    return vi;
+    this.graph = index;
+    if (this.pendingUsed) this.applyUsed(this.pendingUsed);
+    this.pendingUsed = undefined;
+  }
+
+  /** Settles once the graph is in memory; rejects (every time) if it could not be read. */
+  whenLoaded(): Promise<void> {
+    return this.loading ?? Promise.resolve();
+  }
+
+  /** Whether the graph is in memory (searches, adds and removes need it). */
+  get loaded(): boolean {
+    return this.graph !== undefined;
+  }
+
+  /** Whether {@link vectors} can answer before the graph is loaded (a plain index file). */
+  get readsFromFile(): boolean {
+    return this.layout !== undefined;
+  }
+
+  /** The graph; only code that awaited {@link whenLoaded} may use it. */
+  private get index(): Hnsw {
+    if (!this.graph) throw new Error(`vector index ${this.file ?? ""} is still loading: await whenLoaded() first`);
+    return this.graph;
   }
 
   /**
@@ -148,10 +191,22 @@ export class VectorIndex {
    * items disagree).
    */
   keepLabels(used: Uint8Array): void {
-    const count = this.index.getCurrentCount();
+    // A plain file's header tells its size now; a sealed one's is checked once loaded.
+    const count = this.graph?.getCurrentCount() ?? this.layout?.count;
+    if (count !== undefined) this.checkUsed(used, count);
+    if (this.graph) this.applyUsed(used);
+    else this.pendingUsed = used;
+  }
+
+  private checkUsed(used: Uint8Array, count: number): void {
     if (used.length > count && used.indexOf(1, count) !== -1) {
       throw new CorruptStoreError(`vector index ${this.file} lacks label ${used.indexOf(1, count)} that an item refers to`, this.file ?? "");
     }
+  }
+
+  private applyUsed(used: Uint8Array): void {
+    const count = this.index.getCurrentCount();
+    this.checkUsed(used, count);
     for (let label = count - 1; label >= 0; label--) {
       if (used[label] === 1) continue;
       this.free.push(label);

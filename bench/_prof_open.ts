@@ -1,0 +1,12 @@
+import { readManifest, itemsFile, indexFile } from "../src/store/hnsw/snapshot.js";
+import { readSnapshotItems } from "../src/store/hnsw/snapshot-items.js";
+import { StoreState } from "../src/store/hnsw/store-state.js";
+import fs from "node:fs";
+const dir = "/tmp/fmtbench/v3";
+let t = performance.now();
+const lap = (s: string) => { const n = performance.now(); console.log(s, (n - t).toFixed(0)); t = n; };
+const m = readManifest(dir)!; lap("manifest");
+fs.readFileSync(itemsFile(dir, m.generation)); lap("read items raw");
+const items = await readSnapshotItems(itemsFile(dir, m.generation), m.itemCount, m.files!.items); lap("readSnapshotItems");
+const st = new StoreState(["text"], undefined);
+st.loadSnapshot(items); lap("loadSnapshot");
