@@ -27,6 +27,8 @@ import { applyBatch, deleteWhere, isReadOnly, refuseNewVectors } from "./apply-b
 
 /** @internal For tests only; see compactor.ts. */
 export { compactionTestHooks } from "./compactor.js";
+/** @internal For tests only; see vector-index.ts. */
+export { graphLoadTestHooks } from "./vector-index.js";
 
 /**
  * A LangGraph `BaseStore` on an hnswlib index plus a JSON sidecar, that keeps

@@ -10,6 +10,13 @@ import { VectorCache } from "./vector-cache.js";
 const { HierarchicalNSW } = hnswlib;
 type Hnsw = InstanceType<typeof HierarchicalNSW>;
 
+/**
+ * @internal For tests only (not exported from the package): awaited by
+ * {@link VectorIndex.load} before hnswlib reads the graph, so a test can hold
+ * a store between its open and the graph's arrival.
+ */
+export const graphLoadTestHooks: { beforeRead?: () => Promise<void> } = {};
+
 /** HNSW settings, recorded in the store's manifest. */
 export interface HnswSettings {
   /** Only cosine is supported: scores are cosine similarities. */
@@ -147,6 +154,7 @@ export class VectorIndex {
   private async readGraph(file: string, cipher: FileCipher | undefined): Promise<void> {
     const { settings } = this;
     const index = new HierarchicalNSW(settings.space, settings.dims);
+    await graphLoadTestHooks.beforeRead?.();
     try {
       if (cipher) await readSealedIndex(index, file, cipher);
       else await index.readIndex(file, false);
