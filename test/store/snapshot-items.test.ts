@@ -36,21 +36,27 @@ describe("format-3 items codec", () => {
     expect(readItems(file, items.length)).toEqual(items);
 
     const loaded = await readSnapshotItems(file, items.length);
-    expect(loaded.groups.map((g) => [g.namespace, g.items.map((i) => i.key)])).toEqual([
-      [NS_A, ["k\t1\n", "寿司"]],
-      [NS_B, ["k"]],
-      [NS_A, ["again"]],
+    // A namespace's runs form one group, decoded on demand; the open learns counts, labels and expiries.
+    const decoded = loaded.groups.map((g) => g.decode());
+    expect(loaded.groups.map((g, i) => [g.namespace, g.count, decoded[i]!.map((it) => it.key)])).toEqual([
+      [NS_A, 3, ["k\t1\n", "寿司", "again"]],
+      [NS_B, 1, ["k"]],
+    ]);
+    expect(loaded.groups.map((g) => [g.firstExpiry, g.lastExpiry])).toEqual([
+      [99, Infinity],
+      [Infinity, Infinity],
     ]);
     expect(loaded.labelEnd).toBe(6);
     expect([...loaded.used]).toEqual([1, 0, 0, 1, 0, 1]);
-    const first = loaded.groups[0]!.items[0] as LoadedItem;
+    expect([...loaded.groupOf]).toEqual([1, 0, 0, 1, 0, 1]);
+    const first = decoded[0]![0] as LoadedItem;
     expect(first).toBeInstanceOf(LoadedItem);
     expect(first.valueJson).toBe(JSON.stringify(items[0]!.value)); // not parsed at load
     expect(first.value).toEqual(items[0]!.value);
     expect(first.valueJson).toBeUndefined();
-    const second = loaded.groups[0]!.items[1]!;
+    const second = decoded[0]![1]!;
     expect([second.expiresAt, second.ttl, second.index, second.vectors]).toEqual([99, 60, ["title"], []]);
-    expect(loaded.groups[1]!.items[0]!.index).toBe(false);
+    expect(decoded[1]![0]!.index).toBe(false);
   });
 
   it("writes an unread value's JSON as it was read", () => {
@@ -62,8 +68,8 @@ describe("format-3 items codec", () => {
     const file = writeLines(items.map((i) => JSON.stringify(i)));
     expect(readItems(file, items.length)).toEqual(items);
     const loaded = await readSnapshotItems(file, items.length);
-    expect(loaded.groups.map((g) => g.items.length)).toEqual([3, 1]); // grouped by namespace
-    expect(loaded.groups[0]!.items[2]!.value).toEqual({ back: true });
+    expect(loaded.groups.map((g) => g.decode().length)).toEqual([3, 1]); // grouped by namespace
+    expect(loaded.groups[0]!.decode()[2]!.value).toEqual({ back: true });
   });
 
   const good = () => items.map((i, n) => new SnapshotItemEncoder().line(n === 0 ? i : { ...i, ns: i.ns })); // every line names its namespace

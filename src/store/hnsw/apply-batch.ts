@@ -133,10 +133,19 @@ export async function deleteWhere(
   state: StoreState,
   prefix: string[],
   pred: (item: { expiresAt?: number }) => boolean,
-  args: { compactor: Pick<Compactor, "writeLog" | "maybeCompact">; hold: WriteHold; clock: () => number; sync: boolean },
+  args: {
+    compactor: Pick<Compactor, "writeLog" | "maybeCompact">;
+    hold: WriteHold;
+    clock: () => number;
+    sync: boolean;
+    /** `pred` picks only items expired by this time (a TTL sweep): groups with none are skipped. */
+    expiredBy?: number;
+  },
 ): Promise<number> {
   const ops: LogOp[] = [];
   for (const group of state.items.groupsUnder(prefix)) {
+    // A TTL sweep skips the groups still pending from the snapshot in which nothing has expired (undecoded).
+    if (args.expiredBy !== undefined && !group.mayHaveExpired(args.expiredBy)) continue;
     for (const item of group.items.values()) if (pred(item)) ops.push({ t: "del", ns: item.namespace, key: item.key });
   }
   if (ops.length === 0) return 0;

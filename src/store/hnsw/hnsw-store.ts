@@ -162,8 +162,7 @@ export class HNSWStore extends MemoryStoreBase {
     this.stopSweeper = startSweeper(this.options.ttl ? sweepMinutes : 0, () => this.sweepExpired(), onSweepError);
     // Sweep once at open too: a process that lives less than the interval still sweeps.
     if (dir && sweepMinutes > 0) {
-      const now = this.clock();
-      await this.lock.run("write", (hold) => this.deleteWhere(state, [], (item) => item.expiresAt !== undefined && item.expiresAt <= now, hold)).catch(onSweepError);
+      await this.lock.run("write", (hold) => this.deleteExpired(state, hold)).catch(onSweepError);
     }
   }
 
@@ -381,14 +380,16 @@ export class HNSWStore extends MemoryStoreBase {
   /** Deletes expired items now and returns how many. */
   async sweepExpired(): Promise<number> {
     const state = await this.ensureOpen();
-    return this.onState(state, (hold) => {
-      const now = this.clock();
-      return this.deleteWhere(state, [], (item) => item.expiresAt !== undefined && item.expiresAt <= now, hold);
-    });
+    return this.onState(state, (hold) => this.deleteExpired(state, hold));
   }
 
-  private deleteWhere(state: StoreState, prefix: string[], pred: (item: { expiresAt?: number }) => boolean, hold: WriteHold): Promise<number> {
-    return deleteWhere(state, prefix, pred, { compactor: this.compactor, hold, clock: () => this.clock(), sync: this.options.durability !== "process" });
+  private deleteExpired(state: StoreState, hold: WriteHold): Promise<number> {
+    const now = this.clock();
+    return this.deleteWhere(state, [], (item) => item.expiresAt !== undefined && item.expiresAt <= now, hold, now);
+  }
+
+  private deleteWhere(state: StoreState, prefix: string[], pred: (item: { expiresAt?: number }) => boolean, hold: WriteHold, expiredBy?: number): Promise<number> {
+    return deleteWhere(state, prefix, pred, { compactor: this.compactor, hold, clock: () => this.clock(), sync: this.options.durability !== "process", expiredBy });
   }
 
   /** Number of live items under `prefix` (all items by default). */

@@ -16,7 +16,62 @@ export interface NamespaceGroup {
   /** A small integer, unique among the table's live groups (reused after a group empties). */
   id: number;
   namespace: string[];
-  items: Map<string, StoredItem>;
+  /** `namespaceKey(namespace)`. */
+  nsKey: string;
+  /** The group's items by key (a group loaded from a snapshot decodes them on first use). */
+  readonly items: Map<string, StoredItem>;
+  /** False when no item of the group can have expired by `now` (answered without decoding it). */
+  mayHaveExpired(now: number): boolean;
+  /** Whether an item of the group is live at `now`, when known without decoding it (a pending group); else undefined. */
+  hasLive(now: number): boolean | undefined;
+}
+
+/** A group of items a snapshot holds, decoded when first used. */
+export interface PendingGroup {
+  namespace: string[];
+  /** How many items it holds. */
+  count: number;
+  /** Earliest and latest expiry of its items (Infinity: one never expires). */
+  firstExpiry: number;
+  lastExpiry: number;
+  /** Decodes its items (once). */
+  decode(): StoredItem[];
+}
+
+class TableGroup implements NamespaceGroup {
+  private map?: Map<string, StoredItem>;
+
+  constructor(
+    readonly id: number,
+    readonly namespace: string[],
+    readonly nsKey: string,
+    private pending?: PendingGroup,
+    /** Called once with the items of a pending group, when they are decoded. */
+    private readonly decoded?: (items: StoredItem[]) => void,
+  ) {}
+
+  get items(): Map<string, StoredItem> {
+    if (!this.map) {
+      const map = new Map<string, StoredItem>();
+      const items = this.pending?.decode() ?? [];
+      for (const item of items) {
+        item.gid = this.id;
+        map.set(item.key, item);
+      }
+      this.map = map;
+      this.pending = undefined;
+      if (items.length) this.decoded?.(items);
+    }
+    return this.map;
+  }
+
+  mayHaveExpired(now: number): boolean {
+    return this.pending ? this.pending.firstExpiry <= now : true;
+  }
+
+  hasLive(now: number): boolean | undefined {
+    return this.pending ? this.pending.count > 0 && this.pending.lastExpiry > now : undefined;
+  }
 }
 
 /** One label of the namespace tree: the group whose namespace ends here, and the items at or below it. */
@@ -38,19 +93,30 @@ export const itemId = (namespace: readonly string[], key: string): string => `${
  * of namespaces in the store.
  */
 export class ItemTable {
-  private groups = new Map<string, NamespaceGroup>();
-  private ids = new Map<string, StoredItem>();
+  private groups = new Map<string, TableGroup>();
+  /** id → item, built on first use (it decodes every pending group), then kept up to date. */
+  private ids?: Map<string, StoredItem>;
   private root = newNode();
   private freeGroupIds: number[] = [];
   private nextGroupId = 0;
 
   get size(): number {
-    return this.ids.size;
+    return this.root.count;
   }
 
-  /** The item with this {@link itemId}. */
+  /** The item with this {@link itemId} (the first call decodes every pending group). */
   byId(id: string): StoredItem | undefined {
+    if (!this.ids) {
+      const ids = new Map<string, StoredItem>();
+      for (const item of this.items()) ids.set(item.id, item);
+      this.ids = ids;
+    }
     return this.ids.get(id);
+  }
+
+  /** The item with this {@link itemId} in `group` (decodes that group only). */
+  inGroup(group: NamespaceGroup, id: string): StoredItem | undefined {
+    return group.items.get(id.slice(group.nsKey.length + 1));
   }
 
   /** The group of items stored exactly under `namespace`. */
@@ -65,39 +131,33 @@ export class ItemTable {
   set(item: StoredItem): void {
     const nsKey = namespaceKey(item.namespace);
     let group = this.groups.get(nsKey);
-    if (!group) {
-      const id = this.freeGroupIds.pop() ?? this.nextGroupId++;
-      this.groups.set(nsKey, (group = { id, namespace: item.namespace, items: new Map() }));
-      this.nodeFor(item.namespace, true)!.group = group;
-    }
+    if (!group) group = this.newGroup(item.namespace, nsKey);
     item.gid = group.id;
     const added = !group.items.has(item.key);
     group.items.set(item.key, item);
-    this.ids.set(item.id, item);
+    this.ids?.set(item.id, item);
     if (added) this.adjustCounts(item.namespace, 1);
   }
 
   /**
-   * Adds items of one namespace at once (a snapshot's run of items): the
-   * group and the label tree are looked up once, not per item.
+   * Adds a snapshot's group of items, to be decoded when first used; `decoded`
+   * is called with them then. The namespace must not be in the table yet.
    */
-  setMany(namespace: string[], items: readonly StoredItem[]): void {
-    const nsKey = namespaceKey(namespace);
-    let group = this.groups.get(nsKey);
-    if (!group) {
-      const id = this.freeGroupIds.pop() ?? this.nextGroupId++;
-      this.groups.set(nsKey, (group = { id, namespace, items: new Map() }));
-      this.nodeFor(namespace, true)!.group = group;
-    }
-    const map = group.items;
-    let added = 0;
-    for (const item of items) {
-      item.gid = group.id;
-      if (!map.has(item.key)) added++;
-      map.set(item.key, item);
-      this.ids.set(item.id, item);
-    }
-    if (added) this.adjustCounts(namespace, added);
+  setPending(pending: PendingGroup, decoded: (items: StoredItem[]) => void): NamespaceGroup {
+    const nsKey = namespaceKey(pending.namespace);
+    if (this.groups.has(nsKey)) throw new Error(`namespace ${JSON.stringify(pending.namespace)} is already in the table`);
+    const group = this.newGroup(pending.namespace, nsKey, pending, decoded);
+    this.ids = undefined;
+    if (pending.count) this.adjustCounts(pending.namespace, pending.count);
+    return group;
+  }
+
+  private newGroup(namespace: string[], nsKey: string, pending?: PendingGroup, decoded?: (items: StoredItem[]) => void): TableGroup {
+    const id = this.freeGroupIds.pop() ?? this.nextGroupId++;
+    const group = new TableGroup(id, namespace, nsKey, pending, decoded);
+    this.groups.set(nsKey, group);
+    this.nodeFor(namespace, true)!.group = group;
+    return group;
   }
 
   delete(namespace: readonly string[], key: string): StoredItem | undefined {
@@ -106,7 +166,7 @@ export class ItemTable {
     const item = group?.items.get(key);
     if (!group || !item) return undefined;
     group.items.delete(key);
-    this.ids.delete(item.id);
+    this.ids?.delete(item.id);
     this.adjustCounts(namespace, -1);
     if (group.items.size === 0) {
       this.groups.delete(nsKey);

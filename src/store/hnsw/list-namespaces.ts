@@ -16,11 +16,15 @@ export function listNamespaces(items: ItemTable, op: ListNamespacesOperation, no
     const ns = group.namespace;
     if (op.matchConditions?.some((c) => !matchesCondition(ns, c))) continue;
     if (hiddenFromListing(ns, op.matchConditions)) continue;
-    let live = false;
-    for (const item of group.items.values()) {
-      if (item.expiresAt === undefined || item.expiresAt > now) {
-        live = true;
-        break;
+    // A group still pending from the snapshot answers from its expiries, undecoded.
+    let live = group.hasLive(now);
+    if (live === undefined) {
+      live = false;
+      for (const item of group.items.values()) {
+        if (item.expiresAt === undefined || item.expiresAt > now) {
+          live = true;
+          break;
+        }
       }
     }
     if (!live) continue;

@@ -1,11 +1,17 @@
 import { CorruptStoreError } from "../../errors.js";
 import type { StoredItem } from "./item-table.js";
 
+/** The decoded text of one items file, shared by every item loaded from it. */
+export interface ItemsSource {
+  file: string;
+  text: string;
+}
+
 /**
- * An item loaded from a format-3 snapshot. Its value stays JSON text until
- * something first reads it (a filter, a get, keyword ranking), so opening a
- * store does not parse every value; a compaction that finds it still unread
- * writes the text back as it was.
+ * An item loaded from a format-3 snapshot. Its value stays JSON text (a
+ * range of the file's text) until something first reads it (a filter, a get,
+ * keyword ranking), so opening a store neither parses nor copies any value;
+ * a compaction that finds it still unread writes the text back as it was.
  */
 export class LoadedItem implements StoredItem {
   private parsed?: Record<string, unknown>;
@@ -18,38 +24,41 @@ export class LoadedItem implements StoredItem {
     readonly id: string,
     readonly namespace: string[],
     readonly key: string,
-    private json: string | undefined,
     public createdAt: number,
     public updatedAt: number,
     public vectors: { label: number; field: string }[],
-    /** The items file it came from (shared by all its items). */
-    private readonly source: { file: string },
+    /** The items file it came from (shared by all its items); undefined once the value was read. */
+    private source: ItemsSource | undefined,
+    /** Where the value's JSON starts and ends in `source.text`. */
+    private readonly start: number,
+    private readonly end: number,
   ) {}
 
   get value(): Record<string, unknown> {
     if (this.parsed === undefined) {
+      const source = this.source!;
       let value: unknown;
       try {
-        value = JSON.parse(this.json!);
+        value = JSON.parse(source.text.slice(this.start, this.end));
       } catch {
         // The items file passed its crc32: only a writer bug gets here.
       }
       if (value === null || typeof value !== "object") {
-        throw new CorruptStoreError(`items file ${this.source.file} is corrupt: the value of ${JSON.stringify(this.namespace)}/${this.key} is not a JSON object`, this.source.file);
+        throw new CorruptStoreError(`items file ${source.file} is corrupt: the value of ${JSON.stringify(this.namespace)}/${this.key} is not a JSON object`, source.file);
       }
       this.parsed = value as Record<string, unknown>;
-      this.json = undefined;
+      this.source = undefined;
     }
     return this.parsed;
   }
 
   set value(value: Record<string, unknown>) {
     this.parsed = value;
-    this.json = undefined;
+    this.source = undefined;
   }
 
   /** The value's JSON while it has not been read (then undefined). */
   get valueJson(): string | undefined {
-    return this.json;
+    return this.source?.text.slice(this.start, this.end);
   }
 }

@@ -147,8 +147,8 @@ export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchCont
   let ranked: Ranked[] = [];
   const byId = new Map<string, StoredItem>();
   const keywordHits = useKeywords
-    ? keywordSearch(state, req.query, groups, exact, exact ? candidates!.length : pool, (id) => {
-        const item = state.items.byId(id);
+    ? keywordSearch(state, req.query, groups, exact, exact ? candidates!.length : pool, (id, group) => {
+        const item = group ? state.items.inGroup(group, id) : state.items.byId(id);
         if (!item || !inScope(item)) return false;
         byId.set(id, item);
         return true;
@@ -209,11 +209,12 @@ function keywordSearch(
   groups: NamespaceGroup[] | undefined,
   small: boolean,
   limit: number,
-  accept: (id: string) => boolean,
+  accept: (id: string, group?: NamespaceGroup) => boolean,
 ): KeywordHit[] {
-  if (!groups || !small || groups.length > MAX_NAMESPACE_INDEXES) return state.keywordIndex().search(query, { limit, candidates: accept });
+  if (!groups || !small || groups.length > MAX_NAMESPACE_INDEXES) return state.keywordIndex().search(query, { limit, candidates: (id) => accept(id) });
+  // A namespace's own index holds only its items: they are found in that group, without the store-wide id map.
   return groups
-    .flatMap((g) => state.namespaceKeywordIndex(g).search(query, { limit, candidates: accept }))
+    .flatMap((g) => state.namespaceKeywordIndex(g).search(query, { limit, candidates: (id) => accept(id, g) }))
     .sort((a, b) => b.score - a.score)
     .slice(0, limit);
 }
@@ -284,7 +285,7 @@ function annSearch(
   const vectors = state.vectors!;
   const filter = accept
     ? (label: number) => {
-        const owner = state.owners[label];
+        const owner = state.owner(label);
         return owner !== undefined && accept(owner);
       }
     : undefined;
@@ -299,7 +300,7 @@ function annSearch(
     const out: Ranked[] = [];
     const seen = new Set<StoredItem>();
     for (const hit of hits) {
-      const owner = state.owners[hit.label];
+      const owner = state.owner(hit.label);
       if (!owner || seen.has(owner) || !inScope(owner)) continue;
       seen.add(owner);
       out.push({ item: owner, score: hit.score });

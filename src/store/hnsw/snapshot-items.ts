@@ -1,11 +1,13 @@
 import fs from "node:fs";
 import zlib from "node:zlib";
+import { isAscii } from "node:buffer";
 import { CorruptStoreError } from "../../errors.js";
 import { namespaceKey } from "../namespace.js";
 import type { FileChecksum } from "./checksum.js";
 import type { FileCipher } from "./cipher.js";
-import type { StoredItem } from "./item-table.js";
-import { LoadedItem } from "./loaded-item.js";
+import type { PendingGroup, StoredItem } from "./item-table.js";
+import { LoadedItem, type ItemsSource } from "./loaded-item.js";
+import { HeaderReader, parseHeader, type Header } from "./item-header.js";
 import { yieldToLoop } from "../../time-slice.js";
 
 /** One item as written in (and fully read back from) a snapshot's items file. */
@@ -57,20 +59,84 @@ export class SnapshotItemEncoder {
 /** The footer line of every items file. */
 export const itemsFooter = (count: number): string => JSON.stringify({ end: count });
 
-/** A run of consecutive items of one namespace, as read from a snapshot. */
-export interface LoadedGroup {
-  namespace: string[];
-  items: StoredItem[];
-}
-
-/** What {@link readSnapshotItems} yields: the items by namespace, and the labels they own. */
+/**
+ * What {@link readSnapshotItems} yields: the items by namespace (each group
+ * decoded when first used), and the labels they own.
+ */
 export interface LoadedItems {
-  groups: LoadedGroup[];
+  groups: PendingGroup[];
   count: number;
   /** One past the highest label an item owns (0: none). */
   labelEnd: number;
   /** `used[label] === 1` when an item owns `label`. */
   used: Uint8Array;
+  /** `groupOf[label]` is 1 + the index in `groups` of the group whose item owns `label` (0: none). */
+  groupOf: Uint32Array;
+}
+
+/** A group being read: its lines' ranges in the text, and what the open learns of them. */
+interface GroupRuns extends PendingGroup {
+  /** [start, end) pairs of text positions, one per run of its lines. */
+  ranges: number[];
+}
+
+/** Reads an items file; undefined when it is missing and may be (an empty store). */
+async function readItemsFile(file: string, expected: number, checksum?: FileChecksum): Promise<Buffer | undefined> {
+  try {
+    return await fs.promises.readFile(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    if (checksum) throw new CorruptStoreError(`items file ${file} is missing (the manifest lists it)`, file);
+    if (expected === 0) return undefined;
+    throw new CorruptStoreError(`items file ${file} is missing`, file);
+  }
+}
+
+function checkSum(file: string, buf: Buffer, checksum?: FileChecksum): void {
+  if (!checksum) return;
+  if (buf.length !== checksum.bytes) {
+    throw new CorruptStoreError(`items file ${file} is ${buf.length} bytes, the manifest recorded ${checksum.bytes}: truncated or overwritten`, file);
+  }
+  const crc = zlib.crc32(buf).toString(16).padStart(8, "0");
+  if (crc !== checksum.crc) throw new CorruptStoreError(`items file ${file} is corrupt (checksum ${crc}, the manifest recorded ${checksum.crc})`, file);
+}
+
+/** The footer's count (-1 when it is not a footer). */
+function footerCount(footer: string | undefined): number {
+  try {
+    return footer ? ((JSON.parse(footer) as { end?: number }).end ?? -1) : -1;
+  } catch {
+    return -1;
+  }
+}
+
+/**
+ * The checked text of an items file (every line opened, when sealed), and
+ * where its footer starts: the item lines are the text before it. A plain
+ * ASCII file is decoded as latin1 (a copy, no UTF-8 decoding).
+ */
+function itemsText(file: string, buf: Buffer, expected: number, checksum?: FileChecksum, cipher?: FileCipher): { text: string; footerAt: number } {
+  checkSum(file, buf, checksum);
+  let text: string;
+  if (cipher) {
+    const lines = buf.toString("utf8").split("\n");
+    if (lines[lines.length - 1] === "") lines.pop();
+    text = lines
+      .map((line, i) => {
+        const plain = cipher.openLine(line, "items");
+        if (plain === undefined) throw new CorruptStoreError(`items file ${file} is corrupt at line ${i + 1} (fails authentication)`, file);
+        return plain;
+      })
+      .join("\n");
+  } else {
+    text = isAscii(buf) ? buf.toString("latin1") : buf.toString("utf8");
+    if (text.endsWith("\n")) text = text.slice(0, -1);
+  }
+  const footerAt = text.lastIndexOf("\n") + 1;
+  if (footerCount(text.slice(footerAt)) !== expected) {
+    throw new CorruptStoreError(`items file ${file} is truncated or corrupt (expected ${expected} items)`, file);
+  }
+  return { text, footerAt };
 }
 
 /**
@@ -78,78 +144,32 @@ export interface LoadedItems {
  * checked and removed). The size and crc32 are checked before anything is
  * parsed; sealed lines are opened one by one.
  */
-async function readLines(file: string, expected: number, checksum?: FileChecksum, cipher?: FileCipher): Promise<string[]> {
-  let buf: Buffer;
-  try {
-    buf = await fs.promises.readFile(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-    if (checksum) throw new CorruptStoreError(`items file ${file} is missing (the manifest lists it)`, file);
-    if (expected === 0) return [];
-    throw new CorruptStoreError(`items file ${file} is missing`, file);
-  }
-  return splitChecked(file, buf, expected, checksum, cipher);
+function splitChecked(file: string, buf: Buffer, expected: number, checksum?: FileChecksum, cipher?: FileCipher): string[] {
+  const { text, footerAt } = itemsText(file, buf, expected, checksum, cipher);
+  return linesOf(file, text, footerAt, expected);
 }
 
-function splitChecked(file: string, buf: Buffer, expected: number, checksum?: FileChecksum, cipher?: FileCipher): string[] {
-  if (checksum) {
-    if (buf.length !== checksum.bytes) {
-      throw new CorruptStoreError(`items file ${file} is ${buf.length} bytes, the manifest recorded ${checksum.bytes}: truncated or overwritten`, file);
-    }
-    const crc = zlib.crc32(buf).toString(16).padStart(8, "0");
-    if (crc !== checksum.crc) throw new CorruptStoreError(`items file ${file} is corrupt (checksum ${crc}, the manifest recorded ${checksum.crc})`, file);
-  }
-  let lines = buf.toString("utf8").split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  if (cipher) {
-    lines = lines.map((line, i) => {
-      const plain = cipher.openLine(line, "items");
-      if (plain === undefined) throw new CorruptStoreError(`items file ${file} is corrupt at line ${i + 1} (fails authentication)`, file);
-      return plain;
-    });
-  }
-  const footer = lines.pop();
-  let count = -1;
-  try {
-    count = footer ? ((JSON.parse(footer) as { end?: number }).end ?? -1) : -1;
-  } catch {
-    // handled below
-  }
-  if (count !== lines.length || count !== expected) {
-    throw new CorruptStoreError(`items file ${file} is truncated or corrupt (expected ${expected} items)`, file);
-  }
+function linesOf(file: string, text: string, footerAt: number, expected: number): string[] {
+  const lines = footerAt === 0 ? [] : text.slice(0, footerAt - 1).split("\n");
+  if (lines.length !== expected) throw new CorruptStoreError(`items file ${file} is truncated or corrupt (expected ${expected} items)`, file);
   return lines;
 }
 
 /** Format 3 lines start with the header array; formats 1 and 2 with a JSON object. */
 const isV3 = (lines: string[]) => lines.length > 0 && lines[0]!.startsWith("[");
 
-type Header = [string[] | 0, string, number, number, number | null, number | null, false | string[] | null, (number | string)[]];
-
-function parseHeader(file: string, line: string, i: number): { head: Header; valueAt: number } {
+/** A format-3 line's header and where its value starts (tools' path: whole lines). */
+function parseLine(file: string, line: string, i: number): { head: Header; valueAt: number } {
   const tab = line.indexOf("\t");
-  let head: Header | undefined;
-  try {
-    if (tab > 0) head = JSON.parse(line.slice(0, tab)) as Header;
-  } catch {
-    // handled below
-  }
-  // The value stays unparsed: check its outline now, so that a damaged line fails the open.
-  const outline = line.charCodeAt(tab + 1) === 123 && line.charCodeAt(line.length - 1) === 125;
-  if (!head || !outline || !isHeader(head, i === 0)) throw new CorruptStoreError(`items file ${file} is corrupt at line ${i + 1} (not an item)`, file);
+  const head = parseHeader(file, tab > 0 ? line.slice(0, tab) : "", i);
+  checkOutline(file, line, tab + 1, line.length, i);
   return { head, valueAt: tab + 1 };
 }
 
-function isHeader(h: Header, first: boolean): boolean {
-  if (!Array.isArray(h) || h.length !== 8) return false;
-  const [ns, key, createdAt, updatedAt, exp, ttl, index, vec] = h;
-  if (ns === 0 ? first : !(Array.isArray(ns) && ns.every((l) => typeof l === "string"))) return false;
-  if (typeof key !== "string" || !Number.isFinite(createdAt) || !Number.isFinite(updatedAt)) return false;
-  if ((exp !== null && !Number.isFinite(exp)) || (ttl !== null && !Number.isFinite(ttl))) return false;
-  if (index !== null && index !== false && !(Array.isArray(index) && index.every((p) => typeof p === "string"))) return false;
-  if (!Array.isArray(vec) || vec.length % 2 !== 0) return false;
-  for (let j = 0; j < vec.length; j += 2) if (!Number.isInteger(vec[j]) || (vec[j] as number) < 0 || typeof vec[j + 1] !== "string") return false;
-  return true;
+/** The value stays unparsed: check its outline now, so that a damaged line fails the open. */
+function checkOutline(file: string, text: string, start: number, end: number, i: number): void {
+  if (start > 0 && text.charCodeAt(start) === 123 && text.charCodeAt(end - 1) === 125) return;
+  throw new CorruptStoreError(`items file ${file} is corrupt at line ${i + 1} (not an item)`, file);
 }
 
 /** Lines per slice of decoding; between slices the event loop runs (the index loads meanwhile). */
@@ -161,54 +181,126 @@ const SLICE = 8192;
  * labels they own. Decodes in slices, yielding to the event loop between them.
  */
 export async function readSnapshotItems(file: string, expected: number, checksum?: FileChecksum, cipher?: FileCipher): Promise<LoadedItems> {
-  const lines = await readLines(file, expected, checksum, cipher);
-  const groups: LoadedGroup[] = [];
-  let labelEnd = 0;
+  const buf = await readItemsFile(file, expected, checksum);
+  if (!buf) return { groups: [], count: 0, labelEnd: 0, used: new Uint8Array(0), groupOf: new Uint32Array(0) };
+  const { text, footerAt } = itemsText(file, buf, expected, checksum, cipher);
   const labels: number[] = [];
-  if (isV3(lines)) {
-    let group: LoadedGroup | undefined;
-    let nsKey = "";
-    const source = { file };
-    for (let i = 0; i < lines.length; i++) {
-      if (i > 0 && i % SLICE === 0) await yieldToLoop();
-      const line = lines[i]!;
-      const { head, valueAt } = parseHeader(file, line, i);
-      const [ns, key, createdAt, updatedAt, exp, ttl, index, vec] = head;
-      if (ns !== 0) {
-        groups.push((group = { namespace: ns, items: [] }));
-        nsKey = namespaceKey(ns);
-      }
-      const vectors: { label: number; field: string }[] = [];
-      for (let j = 0; j < vec.length; j += 2) {
-        const label = vec[j] as number;
-        vectors.push({ label, field: vec[j + 1] as string });
-        labels.push(label);
-        if (label >= labelEnd) labelEnd = label + 1;
-      }
-      const item = new LoadedItem(`${nsKey}\n${key}`, group!.namespace, key, line.slice(valueAt), createdAt, updatedAt, vectors, source);
-      if (exp !== null) item.expiresAt = exp;
-      if (ttl !== null) item.ttl = ttl;
-      if (index !== null) item.index = index;
-      group!.items.push(item);
-    }
-  } else {
-    const byNs = new Map<string, LoadedGroup>();
-    parseV2(file, lines).forEach((s) => {
-      const key = namespaceKey(s.ns);
-      let group = byNs.get(key);
-      if (!group) byNs.set(key, (group = { namespace: s.ns, items: [] }));
-      const vectors = (s.vec ?? []).map(([label, field]) => ({ label, field }));
-      for (const { label } of vectors) {
-        labels.push(label);
-        if (label >= labelEnd) labelEnd = label + 1;
-      }
-      group.items.push({ id: `${key}\n${s.key}`, namespace: group.namespace, key: s.key, value: s.value, createdAt: s.createdAt, updatedAt: s.updatedAt, expiresAt: s.exp, ttl: s.ttl, index: s.index, vectors });
-    });
-    groups.push(...byNs.values());
-  }
+  const labelGroups: number[] = [];
+  let labelEnd = 0;
+  const own = (label: number, group: number) => {
+    labels.push(label);
+    labelGroups.push(group);
+    if (label >= labelEnd) labelEnd = label + 1;
+  };
+  const groups = text.charCodeAt(0) === 91 ? await scanV3(file, text, footerAt, expected, own) : decodeV2(file, linesOf(file, text, footerAt, expected), own);
   const used = new Uint8Array(labelEnd);
-  for (const label of labels) used[label] = 1;
-  return { groups, count: lines.length, labelEnd, used };
+  const groupOf = new Uint32Array(labelEnd);
+  for (let i = 0; i < labels.length; i++) {
+    used[labels[i]!] = 1;
+    groupOf[labels[i]!] = labelGroups[i]! + 1;
+  }
+  return { groups, count: expected, labelEnd, used, groupOf };
+}
+
+/**
+ * Checks every line of a format-3 text and learns what the open needs of
+ * each namespace's run of lines (count, labels, expiries) without keeping
+ * any item: a group's items are decoded from its lines when first used.
+ */
+async function scanV3(file: string, text: string, footerAt: number, expected: number, own: (label: number, group: number) => void): Promise<PendingGroup[]> {
+  const groups: GroupRuns[] = [];
+  const byNs = new Map<string, number>();
+  const source: ItemsSource = { file, text };
+  const reader = new HeaderReader(text);
+  let at = -1;
+  let i = 0;
+  for (let pos = 0; pos < footerAt; i++) {
+    if (i > 0 && i % SLICE === 0) await yieldToLoop();
+    const line = lineAt(file, text, reader, pos, i === 0, i);
+    const [ns, , , , exp, , , vec] = line.head;
+    if (ns !== 0) {
+      const nsKey = namespaceKey(ns);
+      const known = byNs.get(nsKey);
+      if (at >= 0) groups[at]!.ranges.push(pos);
+      if (known === undefined) {
+        byNs.set(nsKey, (at = groups.length));
+        groups.push(pendingGroup(file, source, reader, ns, nsKey));
+      } else at = known;
+      groups[at]!.ranges.push(pos);
+    }
+    const g = groups[at]!;
+    g.count++;
+    const expiry = exp ?? Infinity;
+    if (expiry < g.firstExpiry) g.firstExpiry = expiry;
+    if (expiry > g.lastExpiry) g.lastExpiry = expiry;
+    for (let j = 0; j < vec.length; j += 2) own(vec[j] as number, at);
+    pos = line.next;
+  }
+  if (at >= 0) groups[at]!.ranges.push(footerAt);
+  if (i !== expected) throw new CorruptStoreError(`items file ${file} is truncated or corrupt (expected ${expected} items)`, file);
+  return groups;
+}
+
+/** The line at `pos`: its header (checked), where its value lies, and where the next line starts. */
+function lineAt(file: string, text: string, reader: HeaderReader, pos: number, first: boolean, i: number): { head: Header; valueAt: number; valueEnd: number; next: number } {
+  const nl = text.indexOf("\n", pos); // the footer follows: there is one
+  const tab = text.indexOf("\t", pos);
+  const end = tab < 0 || tab > nl ? nl : tab;
+  const head = reader.read(pos, end, first) ?? parseHeader(file, text.slice(pos, end), i);
+  checkOutline(file, text, end + 1, nl, i);
+  return { head, valueAt: end + 1, valueEnd: nl, next: nl + 1 };
+}
+
+function pendingGroup(file: string, source: ItemsSource, reader: HeaderReader, namespace: string[], nsKey: string): GroupRuns {
+  const group: GroupRuns = {
+    namespace,
+    count: 0,
+    firstExpiry: Infinity,
+    lastExpiry: -Infinity,
+    ranges: [],
+    decode: () => {
+      const items: StoredItem[] = new Array(group.count);
+      let n = 0;
+      for (let r = 0; r < group.ranges.length; r += 2) {
+        for (let pos = group.ranges[r]!; pos < group.ranges[r + 1]!; ) {
+          const line = lineAt(file, source.text, reader, pos, false, -1);
+          const [, key, createdAt, updatedAt, exp, ttl, index, vec] = line.head;
+          // Arrays of their exact size: a pushed-to [] reserves 17 slots, and every item keeps its own.
+          const vectors = new Array<{ label: number; field: string }>(vec.length / 2);
+          for (let j = 0; j < vec.length; j += 2) vectors[j / 2] = { label: vec[j] as number, field: vec[j + 1] as string };
+          const item = new LoadedItem(`${nsKey}\n${key}`, namespace, key, createdAt, updatedAt, vectors, source, line.valueAt, line.valueEnd);
+          if (exp !== null) item.expiresAt = exp;
+          if (ttl !== null) item.ttl = ttl;
+          if (index !== null) item.index = index;
+          items[n++] = item;
+          pos = line.next;
+        }
+      }
+      return items;
+    },
+  };
+  return group;
+}
+
+/** Format 1 and 2 lines: whole JSON items, grouped by namespace (decoded now). */
+function decodeV2(file: string, lines: string[], own: (label: number, group: number) => void): PendingGroup[] {
+  const byNs = new Map<string, number>();
+  const groups: (PendingGroup & { items: StoredItem[] })[] = [];
+  parseV2(file, lines).forEach((s) => {
+    const key = namespaceKey(s.ns);
+    let at = byNs.get(key);
+    if (at === undefined) {
+      byNs.set(key, (at = groups.length));
+      const items: StoredItem[] = [];
+      groups.push({ namespace: s.ns, count: 0, firstExpiry: -Infinity, lastExpiry: Infinity, items, decode: () => items });
+    }
+    const group = groups[at]!;
+    const vectors = (s.vec ?? []).map(([label, field]) => ({ label, field }));
+    for (const { label } of vectors) own(label, at);
+    group.items.push({ id: `${key}\n${s.key}`, namespace: group.namespace, key: s.key, value: s.value, createdAt: s.createdAt, updatedAt: s.updatedAt, expiresAt: s.exp, ttl: s.ttl, index: s.index, vectors });
+    group.count++;
+  });
+  return groups;
 }
 
 /**
@@ -229,7 +321,7 @@ export function readItems(file: string, expected: number, checksum?: FileChecksu
   if (!isV3(lines)) return parseV2(file, lines);
   let ns: string[] = [];
   return lines.map((line, i) => {
-    const { head, valueAt } = parseHeader(file, line, i);
+    const { head, valueAt } = parseLine(file, line, i);
     if (head[0] !== 0) ns = head[0];
     let value: Record<string, unknown> | undefined;
     try {

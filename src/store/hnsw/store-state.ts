@@ -30,6 +30,8 @@ export class StoreState {
   /** label → owning item. */
   readonly owners: (StoredItem | undefined)[] = [];
   private keyword?: KeywordIndex;
+  /** The snapshot group whose item owned a label when the store opened (see {@link owner}). */
+  private pendingOwner?: (label: number) => NamespaceGroup | undefined;
   /** Keyword indexes of single namespaces, built when a search first needs one. */
   private groupKeyword = new Map<string, KeywordIndex>();
 
@@ -149,13 +151,28 @@ export class StoreState {
     item.vectors = [];
   }
 
-  /** Restores items from a snapshot (the vector index was loaded beside it). */
+  /**
+   * Restores items from a snapshot (the vector index loads beside it). Each
+   * namespace's items are decoded when first used: by an operation on that
+   * namespace, or when a search's HNSW walk meets one of their labels.
+   */
   loadSnapshot(loaded: LoadedItems): void {
     if (loaded.labelEnd > this.owners.length) this.owners.length = loaded.labelEnd;
-    for (const { namespace, items } of loaded.groups) {
+    const register = (items: StoredItem[]) => {
       for (const item of items) for (const v of item.vectors) this.owners[v.label] = item;
-      this.items.setMany(namespace, items);
-    }
+    };
+    const tableGroups = loaded.groups.map((pending) => this.items.setPending(pending, register));
+    const groupOf = loaded.groupOf;
+    if (groupOf.length) this.pendingOwner = (label) => (label < groupOf.length && groupOf[label]! > 0 ? tableGroups[groupOf[label]! - 1] : undefined);
+  }
+
+  /** The item that owns `label` (decoding its namespace's items if still pending). */
+  owner(label: number): StoredItem | undefined {
+    const item = this.owners[label];
+    if (item !== undefined || !this.pendingOwner) return item;
+    // Touching the group's items decodes them, which registers their labels.
+    void this.pendingOwner(label)?.items;
+    return this.owners[label];
   }
 
   *snapshotItems(): IterableIterator<SnapshotItem> {
@@ -178,6 +195,7 @@ export class StoreState {
     this.vectors = vectors;
     this.fields = fields;
     this.owners.length = 0;
+    this.pendingOwner = undefined;
     for (const [item, vecs] of assignments) {
       item.vectors = vecs;
       for (const v of vecs) this.owners[v.label] = item;
