@@ -39,38 +39,42 @@ const BACKSLASH = 92;
 const COMMA = 44;
 const OPEN = 91;
 const CLOSE = 93;
-const N = 110;
-const F = 102;
+const TAB = 9;
 
 /**
- * Reads the headers of one items file's text in place, without `JSON.parse`
- * and without slicing the line: opening a store reads one per item, and the
- * parse and its garbage were most of the open. It takes only the shape the
- * writer produces (`JSON.stringify` of a {@link Header}); anything else
- * (even valid JSON written another way) returns undefined, and the caller
- * falls back to {@link parseHeader}, which accepts it or names the line.
+ * Reads the headers of one items file in place, from its bytes: no
+ * `JSON.parse`, no string of the line, and (when `full` is false, as the open
+ * reads every line) no string at all but a new namespace. It takes only the
+ * shape the writer produces (`JSON.stringify` of a {@link Header}); for
+ * anything else (even valid JSON written another way) {@link read} returns
+ * undefined, and the caller falls back to {@link parseHeader}, which accepts
+ * it or names the line.
  */
 export class HeaderReader {
   private p = 0;
 
-  constructor(private readonly text: string) {}
+  constructor(private readonly b: Buffer) {}
 
-  /** The header from `start` (its `[`) to `end` (the tab after its `]`), or undefined. */
-  read(start: number, end: number, first: boolean): Header | undefined {
-    const t = this.text;
-    if (t.charCodeAt(start) !== OPEN) return undefined;
+  /**
+   * The header of the line at `start` (its `[`), or undefined. With `full`
+   * false, the key, index paths and fields are checked but not decoded: they
+   * come back as "". {@link end} is then the position of the tab after it.
+   */
+  read(start: number, first: boolean, full: boolean): Header | undefined {
+    const b = this.b;
+    if (b[start] !== OPEN) return undefined;
     this.p = start + 1;
     let ns: string[] | 0;
-    if (t.charCodeAt(this.p) === 48 /* 0 */ && !first) {
+    if (b[this.p] === 48 /* 0 */ && !first) {
       ns = 0;
       this.p++;
     } else {
-      const labels = this.strings();
+      const labels = this.strings(true);
       if (!labels) return undefined;
       ns = labels;
     }
     if (!this.comma()) return undefined;
-    const key = this.string();
+    const key = this.string(full);
     if (key === undefined || !this.comma()) return undefined;
     const createdAt = this.number();
     if (createdAt === undefined || !this.comma()) return undefined;
@@ -81,70 +85,86 @@ export class HeaderReader {
     const ttl = this.nullable();
     if (ttl === undefined || !this.comma()) return undefined;
     let index: false | string[] | null;
-    if (t.startsWith("null", this.p)) {
-      index = null;
-      this.p += 4;
-    } else if (t.startsWith("false", this.p)) {
-      index = false;
-      this.p += 5;
-    } else {
-      const paths = this.strings();
+    if (this.word("null")) index = null;
+    else if (this.word("false")) index = false;
+    else {
+      const paths = this.strings(full);
       if (!paths) return undefined;
       index = paths;
     }
-    if (!this.comma() || t.charCodeAt(this.p) !== OPEN) return undefined;
+    if (!this.comma() || b[this.p] !== OPEN) return undefined;
     this.p++;
     const vec: (number | string)[] = [];
-    while (t.charCodeAt(this.p) !== CLOSE) {
+    while (b[this.p] !== CLOSE) {
       if (vec.length > 0 && !this.comma()) return undefined;
       const label = this.number();
       if (label === undefined || !Number.isInteger(label) || label < 0 || !this.comma()) return undefined;
-      const field = this.string();
+      const field = this.string(full);
       if (field === undefined) return undefined;
       vec.push(label, field);
     }
     this.p++;
-    if (t.charCodeAt(this.p) !== CLOSE || this.p + 1 !== end) return undefined;
+    if (b[this.p] !== CLOSE || b[this.p + 1] !== TAB) return undefined;
+    this.p++;
     return [ns, key, createdAt, updatedAt, exp, ttl, index, vec];
   }
 
+  /** After a successful {@link read}: where the header's tab is. */
+  get end(): number {
+    return this.p;
+  }
+
   private comma(): boolean {
-    if (this.text.charCodeAt(this.p) !== COMMA) return false;
+    if (this.b[this.p] !== COMMA) return false;
     this.p++;
     return true;
   }
 
-  /** A JSON string at the cursor (escapes decoded by JSON.parse, the rare case). */
-  private string(): string | undefined {
-    const t = this.text;
-    if (t.charCodeAt(this.p) !== QUOTE) return undefined;
-    const close = t.indexOf('"', this.p + 1);
-    if (close < 0) return undefined;
-    const raw = t.slice(this.p + 1, close);
-    if (raw.indexOf("\\") === -1) {
-      this.p = close + 1;
-      return raw;
-    }
+  private word(w: "null" | "false"): boolean {
+    const b = this.b;
+    for (let i = 0; i < w.length; i++) if (b[this.p + i] !== w.charCodeAt(i)) return false;
+    this.p += w.length;
+    return true;
+  }
+
+  /** A JSON string at the cursor; decoded when `decode` (escapes by JSON.parse, the rare case), else "". */
+  private string(decode: boolean): string | undefined {
+    const b = this.b;
+    if (b[this.p] !== QUOTE) return undefined;
     let q = this.p + 1;
-    while (q < t.length && t.charCodeAt(q) !== QUOTE) q += t.charCodeAt(q) === BACKSLASH ? 2 : 1;
-    try {
-      const s = JSON.parse(t.slice(this.p, q + 1)) as unknown;
-      this.p = q + 1;
-      return typeof s === "string" ? s : undefined;
-    } catch {
-      return undefined;
+    let escaped = false;
+    for (;;) {
+      const c = b[q];
+      if (c === undefined || c < 0x20) return undefined; // JSON has no raw control characters in strings
+      if (c === QUOTE) break;
+      if (c === BACKSLASH) {
+        escaped = true;
+        q += 2;
+      } else q++;
     }
+    let s = "";
+    if (escaped) {
+      try {
+        const v = JSON.parse(b.toString("utf8", this.p, q + 1)) as unknown;
+        if (typeof v !== "string") return undefined;
+        s = v;
+      } catch {
+        return undefined;
+      }
+    } else if (decode) s = b.toString("utf8", this.p + 1, q);
+    this.p = q + 1;
+    return s;
   }
 
   /** `["a","b",…]` at the cursor. */
-  private strings(): string[] | undefined {
-    const t = this.text;
-    if (t.charCodeAt(this.p) !== OPEN) return undefined;
+  private strings(decode: boolean): string[] | undefined {
+    const b = this.b;
+    if (b[this.p] !== OPEN) return undefined;
     this.p++;
     const out: string[] = [];
-    while (t.charCodeAt(this.p) !== CLOSE) {
+    while (b[this.p] !== CLOSE) {
       if (out.length > 0 && !this.comma()) return undefined;
-      const s = this.string();
+      const s = this.string(decode);
       if (s === undefined) return undefined;
       out.push(s);
     }
@@ -154,40 +174,41 @@ export class HeaderReader {
 
   /** A finite JSON number at the cursor. */
   private number(): number | undefined {
-    const t = this.text;
+    const b = this.b;
     let q = this.p;
-    if (t.charCodeAt(q) === 45 /* - */) q++;
+    const negative = b[q] === 45; /* - */
+    if (negative) q++;
     const digits = q;
-    while (isDigit(t.charCodeAt(q))) q++;
-    let c = t.charCodeAt(q);
-    if (q === digits || (t.charCodeAt(digits) === 48 && q - digits > 1)) return undefined; // no digits, or a leading zero
-    if (c === 46 /* . */) {
-      const frac = ++q;
-      while (isDigit(t.charCodeAt(q))) q++;
-      if (q === frac) return undefined;
-      c = t.charCodeAt(q);
+    let v = 0;
+    while (isDigit(b[q]!)) v = v * 10 + (b[q++]! - 48);
+    if (q === digits || (b[digits] === 48 && q - digits > 1)) return undefined; // no digits, or a leading zero
+    let c = b[q];
+    if (c !== 46 && c !== 101 && c !== 69 /* . e E */) {
+      if (q - digits > 15) v = Number(b.toString("latin1", digits, q)); // beyond exact sums
+      this.p = q;
+      return negative ? -v : v;
     }
-    if (c === 101 || c === 69 /* e E */) {
+    if (c === 46) {
+      const frac = ++q;
+      while (isDigit(b[q]!)) q++;
+      if (q === frac) return undefined;
+      c = b[q];
+    }
+    if (c === 101 || c === 69) {
       q++;
-      if (t.charCodeAt(q) === 43 || t.charCodeAt(q) === 45) q++;
+      if (b[q] === 43 || b[q] === 45) q++;
       const exp = q;
-      while (isDigit(t.charCodeAt(q))) q++;
+      while (isDigit(b[q]!)) q++;
       if (q === exp) return undefined;
     }
-    const v = Number(t.slice(this.p, q));
-    if (!Number.isFinite(v)) return undefined;
+    const n = Number(b.toString("latin1", this.p, q));
+    if (!Number.isFinite(n)) return undefined;
     this.p = q;
-    return v;
+    return n;
   }
 
   private nullable(): number | null | undefined {
-    const t = this.text;
-    if (t.charCodeAt(this.p) === N) {
-      if (!t.startsWith("null", this.p)) return undefined;
-      this.p += 4;
-      return null;
-    }
-    if (t.charCodeAt(this.p) === F) return undefined;
+    if (this.word("null")) return null;
     return this.number();
   }
 }

@@ -1,15 +1,15 @@
 import { CorruptStoreError } from "../../errors.js";
 import type { StoredItem } from "./item-table.js";
 
-/** The decoded text of one items file, shared by every item loaded from it. */
+/** The bytes of one items file (its lines opened, when sealed), shared by every item loaded from it. */
 export interface ItemsSource {
   file: string;
-  text: string;
+  bytes: Buffer;
 }
 
 /**
  * An item loaded from a format-3 snapshot. Its value stays JSON text (a
- * range of the file's text) until something first reads it (a filter, a get,
+ * range of the file's bytes) until something first reads it (a filter, a get,
  * keyword ranking), so opening a store neither parses nor copies any value;
  * a compaction that finds it still unread writes the text back as it was.
  */
@@ -29,7 +29,7 @@ export class LoadedItem implements StoredItem {
     public vectors: { label: number; field: string }[],
     /** The items file it came from (shared by all its items); undefined once the value was read. */
     private source: ItemsSource | undefined,
-    /** Where the value's JSON starts and ends in `source.text`. */
+    /** Where the value's JSON starts and ends in `source.bytes`. */
     private readonly start: number,
     private readonly end: number,
   ) {}
@@ -39,7 +39,7 @@ export class LoadedItem implements StoredItem {
       const source = this.source!;
       let value: unknown;
       try {
-        value = JSON.parse(source.text.slice(this.start, this.end));
+        value = JSON.parse(source.bytes.toString("utf8", this.start, this.end));
       } catch {
         // The items file passed its crc32: only a writer bug gets here.
       }
@@ -59,6 +59,6 @@ export class LoadedItem implements StoredItem {
 
   /** The value's JSON while it has not been read (then undefined). */
   get valueJson(): string | undefined {
-    return this.source?.text.slice(this.start, this.end);
+    return this.source?.bytes.toString("utf8", this.start, this.end);
   }
 }

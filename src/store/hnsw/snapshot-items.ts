@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import zlib from "node:zlib";
-import { isAscii } from "node:buffer";
 import { CorruptStoreError } from "../../errors.js";
 import { namespaceKey } from "../namespace.js";
 import type { FileChecksum } from "./checksum.js";
@@ -111,32 +110,29 @@ function footerCount(footer: string | undefined): number {
 }
 
 /**
- * The checked text of an items file (every line opened, when sealed), and
- * where its footer starts: the item lines are the text before it. A plain
- * ASCII file is decoded as latin1 (a copy, no UTF-8 decoding).
+ * The checked bytes of an items file (every line opened, when sealed), and
+ * where its footer starts: the item lines are the bytes before it.
  */
-function itemsText(file: string, buf: Buffer, expected: number, checksum?: FileChecksum, cipher?: FileCipher): { text: string; footerAt: number } {
+function itemsBytes(file: string, buf: Buffer, expected: number, checksum?: FileChecksum, cipher?: FileCipher): { bytes: Buffer; footerAt: number } {
   checkSum(file, buf, checksum);
-  let text: string;
+  let bytes = buf;
   if (cipher) {
     const lines = buf.toString("utf8").split("\n");
     if (lines[lines.length - 1] === "") lines.pop();
-    text = lines
-      .map((line, i) => {
-        const plain = cipher.openLine(line, "items");
-        if (plain === undefined) throw new CorruptStoreError(`items file ${file} is corrupt at line ${i + 1} (fails authentication)`, file);
-        return plain;
-      })
-      .join("\n");
-  } else {
-    text = isAscii(buf) ? buf.toString("latin1") : buf.toString("utf8");
-    if (text.endsWith("\n")) text = text.slice(0, -1);
+    const plain = lines.map((line, i) => {
+      const opened = cipher.openLine(line, "items");
+      if (opened === undefined) throw new CorruptStoreError(`items file ${file} is corrupt at line ${i + 1} (fails authentication)`, file);
+      return opened;
+    });
+    bytes = Buffer.from(plain.join("\n"), "utf8");
   }
-  const footerAt = text.lastIndexOf("\n") + 1;
-  if (footerCount(text.slice(footerAt)) !== expected) {
+  let end = bytes.length;
+  if (bytes[end - 1] === 10) end--;
+  const footerAt = end === 0 ? 0 : bytes.lastIndexOf(10, end - 1) + 1;
+  if (footerCount(bytes.toString("utf8", footerAt, end)) !== expected) {
     throw new CorruptStoreError(`items file ${file} is truncated or corrupt (expected ${expected} items)`, file);
   }
-  return { text, footerAt };
+  return { bytes, footerAt };
 }
 
 /**
@@ -145,12 +141,12 @@ function itemsText(file: string, buf: Buffer, expected: number, checksum?: FileC
  * parsed; sealed lines are opened one by one.
  */
 function splitChecked(file: string, buf: Buffer, expected: number, checksum?: FileChecksum, cipher?: FileCipher): string[] {
-  const { text, footerAt } = itemsText(file, buf, expected, checksum, cipher);
-  return linesOf(file, text, footerAt, expected);
+  const { bytes, footerAt } = itemsBytes(file, buf, expected, checksum, cipher);
+  return linesOf(file, bytes, footerAt, expected);
 }
 
-function linesOf(file: string, text: string, footerAt: number, expected: number): string[] {
-  const lines = footerAt === 0 ? [] : text.slice(0, footerAt - 1).split("\n");
+function linesOf(file: string, bytes: Buffer, footerAt: number, expected: number): string[] {
+  const lines = footerAt === 0 ? [] : bytes.toString("utf8", 0, footerAt - 1).split("\n");
   if (lines.length !== expected) throw new CorruptStoreError(`items file ${file} is truncated or corrupt (expected ${expected} items)`, file);
   return lines;
 }
@@ -167,8 +163,9 @@ function parseLine(file: string, line: string, i: number): { head: Header; value
 }
 
 /** The value stays unparsed: check its outline now, so that a damaged line fails the open. */
-function checkOutline(file: string, text: string, start: number, end: number, i: number): void {
-  if (start > 0 && text.charCodeAt(start) === 123 && text.charCodeAt(end - 1) === 125) return;
+function checkOutline(file: string, line: string | Buffer, start: number, end: number, i: number): void {
+  const at = (k: number) => (typeof line === "string" ? line.charCodeAt(k) : line[k]);
+  if (start > 0 && at(start) === 123 && at(end - 1) === 125) return;
   throw new CorruptStoreError(`items file ${file} is corrupt at line ${i + 1} (not an item)`, file);
 }
 
@@ -183,7 +180,7 @@ const SLICE = 8192;
 export async function readSnapshotItems(file: string, expected: number, checksum?: FileChecksum, cipher?: FileCipher): Promise<LoadedItems> {
   const buf = await readItemsFile(file, expected, checksum);
   if (!buf) return { groups: [], count: 0, labelEnd: 0, used: new Uint8Array(0), groupOf: new Uint32Array(0) };
-  const { text, footerAt } = itemsText(file, buf, expected, checksum, cipher);
+  const { bytes, footerAt } = itemsBytes(file, buf, expected, checksum, cipher);
   const labels: number[] = [];
   const labelGroups: number[] = [];
   let labelEnd = 0;
@@ -192,7 +189,7 @@ export async function readSnapshotItems(file: string, expected: number, checksum
     labelGroups.push(group);
     if (label >= labelEnd) labelEnd = label + 1;
   };
-  const groups = text.charCodeAt(0) === 91 ? await scanV3(file, text, footerAt, expected, own) : decodeV2(file, linesOf(file, text, footerAt, expected), own);
+  const groups = bytes[0] === 91 ? await scanV3(file, bytes, footerAt, expected, own) : decodeV2(file, linesOf(file, bytes, footerAt, expected), own);
   const used = new Uint8Array(labelEnd);
   const groupOf = new Uint32Array(labelEnd);
   for (let i = 0; i < labels.length; i++) {
@@ -203,20 +200,20 @@ export async function readSnapshotItems(file: string, expected: number, checksum
 }
 
 /**
- * Checks every line of a format-3 text and learns what the open needs of
+ * Checks every line of a format-3 file and learns what the open needs of
  * each namespace's run of lines (count, labels, expiries) without keeping
  * any item: a group's items are decoded from its lines when first used.
  */
-async function scanV3(file: string, text: string, footerAt: number, expected: number, own: (label: number, group: number) => void): Promise<PendingGroup[]> {
+async function scanV3(file: string, bytes: Buffer, footerAt: number, expected: number, own: (label: number, group: number) => void): Promise<PendingGroup[]> {
   const groups: GroupRuns[] = [];
   const byNs = new Map<string, number>();
-  const source: ItemsSource = { file, text };
-  const reader = new HeaderReader(text);
+  const source: ItemsSource = { file, bytes };
+  const reader = new HeaderReader(bytes);
   let at = -1;
   let i = 0;
   for (let pos = 0; pos < footerAt; i++) {
     if (i > 0 && i % SLICE === 0) await yieldToLoop();
-    const line = lineAt(file, text, reader, pos, i === 0, i);
+    const line = lineAt(file, bytes, reader, pos, i === 0, i, false);
     const [ns, , , , exp, , , vec] = line.head;
     if (ns !== 0) {
       const nsKey = namespaceKey(ns);
@@ -224,7 +221,7 @@ async function scanV3(file: string, text: string, footerAt: number, expected: nu
       if (at >= 0) groups[at]!.ranges.push(pos);
       if (known === undefined) {
         byNs.set(nsKey, (at = groups.length));
-        groups.push(pendingGroup(file, source, reader, ns, nsKey));
+        groups.push(pendingGroup(source, reader, ns, nsKey));
       } else at = known;
       groups[at]!.ranges.push(pos);
     }
@@ -241,17 +238,24 @@ async function scanV3(file: string, text: string, footerAt: number, expected: nu
   return groups;
 }
 
-/** The line at `pos`: its header (checked), where its value lies, and where the next line starts. */
-function lineAt(file: string, text: string, reader: HeaderReader, pos: number, first: boolean, i: number): { head: Header; valueAt: number; valueEnd: number; next: number } {
-  const nl = text.indexOf("\n", pos); // the footer follows: there is one
-  const tab = text.indexOf("\t", pos);
-  const end = tab < 0 || tab > nl ? nl : tab;
-  const head = reader.read(pos, end, first) ?? parseHeader(file, text.slice(pos, end), i);
-  checkOutline(file, text, end + 1, nl, i);
-  return { head, valueAt: end + 1, valueEnd: nl, next: nl + 1 };
+/**
+ * The line at `pos`: its header (checked; with `full`, every string decoded),
+ * where its value lies, and where the next line starts.
+ */
+function lineAt(file: string, bytes: Buffer, reader: HeaderReader, pos: number, first: boolean, i: number, full: boolean): { head: Header; valueAt: number; valueEnd: number; next: number } {
+  let head = reader.read(pos, first, full);
+  let tab = reader.end;
+  const nl = bytes.indexOf(10, head ? tab : pos); // the footer follows: there is one
+  if (!head) {
+    tab = bytes.indexOf(9, pos);
+    if (tab < 0 || tab > nl) tab = nl;
+    head = parseHeader(file, bytes.toString("utf8", pos, tab), i);
+  }
+  checkOutline(file, bytes, tab + 1, nl, i);
+  return { head, valueAt: tab + 1, valueEnd: nl, next: nl + 1 };
 }
 
-function pendingGroup(file: string, source: ItemsSource, reader: HeaderReader, namespace: string[], nsKey: string): GroupRuns {
+function pendingGroup(source: ItemsSource, reader: HeaderReader, namespace: string[], nsKey: string): GroupRuns {
   const group: GroupRuns = {
     namespace,
     count: 0,
@@ -263,7 +267,7 @@ function pendingGroup(file: string, source: ItemsSource, reader: HeaderReader, n
       let n = 0;
       for (let r = 0; r < group.ranges.length; r += 2) {
         for (let pos = group.ranges[r]!; pos < group.ranges[r + 1]!; ) {
-          const line = lineAt(file, source.text, reader, pos, false, -1);
+          const line = lineAt(source.file, source.bytes, reader, pos, false, -1, true);
           const [, key, createdAt, updatedAt, exp, ttl, index, vec] = line.head;
           // Arrays of their exact size: a pushed-to [] reserves 17 slots, and every item keeps its own.
           const vectors = new Array<{ label: number; field: string }>(vec.length / 2);
