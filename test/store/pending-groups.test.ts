@@ -6,6 +6,7 @@ import { listNamespaces } from "../../src/store/hnsw/list-namespaces.js";
 import { itemsFooter, readSnapshotItems, SnapshotItemEncoder, type SnapshotItem } from "../../src/store/hnsw/snapshot-items.js";
 import { StoreState } from "../../src/store/hnsw/store-state.js";
 import { tempDir } from "../helpers/temp-dir.js";
+import type { TimeSlicer } from "../../src/time-slice.js";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));
@@ -89,5 +90,14 @@ describe("a snapshot's namespaces are decoded when first used", () => {
     expect(state.items.countUnder(["users", "u1"])).toBe(3);
     expect(state.items.size).toBe(12);
     expect([...state.items.items()].length).toBe(12);
+  });
+
+  it("decodeAll decodes every pending namespace, yielding between them when the slice is spent", async () => {
+    const { state, decoded } = await loadedState();
+    void state.items.get(["users", "u1"], "m0");
+    let pauses = 0;
+    await state.items.decodeAll({ due: true, pause: async () => void pauses++ } as unknown as TimeSlicer);
+    expect([...decoded].sort()).toEqual(["users/u0", "users/u1", "users/u2"]);
+    expect(pauses).toBe(2); // after each of the two namespaces still pending
   });
 });

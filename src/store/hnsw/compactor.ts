@@ -153,6 +153,8 @@ export class Compactor {
     const state = this.host.state()!;
     // Scrubbing and writing the index need its graph (loading for a moment after an open).
     await state.vectors?.whenLoaded();
+    // Namespaces not used since the open are decoded now, a slice at a time: the rest of the pass reads every item.
+    await state.items.decodeAll(new TimeSlicer(APPLY_SLICE_MS));
     // Expired items are not carried into the snapshot: they leave the disk here.
     const now = this.host.clock();
     const expired = [...state.items.items()].filter((item) => item.expiresAt !== undefined && item.expiresAt <= now);

@@ -1,6 +1,7 @@
 import type { Item } from "@langchain/langgraph-checkpoint";
 import { namespaceKey } from "../namespace.js";
 import type { ItemRecord } from "../item-record.js";
+import type { TimeSlicer } from "../../time-slice.js";
 
 /** An item as the store keeps it in memory. */
 export interface StoredItem extends ItemRecord {
@@ -47,7 +48,7 @@ class TableGroup implements NamespaceGroup {
     readonly nsKey: string,
     private pending?: PendingGroup,
     /** Called once with the items of a pending group, when they are decoded. */
-    private readonly decoded?: (items: StoredItem[]) => void,
+    private readonly onDecoded?: (items: StoredItem[]) => void,
   ) {}
 
   get items(): Map<string, StoredItem> {
@@ -60,9 +61,14 @@ class TableGroup implements NamespaceGroup {
       }
       this.map = map;
       this.pending = undefined;
-      if (items.length) this.decoded?.(items);
+      if (items.length) this.onDecoded?.(items);
     }
     return this.map;
+  }
+
+  /** Whether its items are decoded (or it never was pending). */
+  get decoded(): boolean {
+    return this.map !== undefined;
   }
 
   mayHaveExpired(now: number): boolean {
@@ -225,6 +231,20 @@ export class ItemTable {
     for (let i = namespace.length; i > 0; i--) {
       if (path[i]!.count > 0 || path[i]!.group) break;
       path[i - 1]!.children.delete(namespace[i - 1]!);
+    }
+  }
+
+  /**
+   * Decodes every group still pending from the snapshot, pausing between
+   * groups when `slicer` says so: before a whole-table pass (a compaction),
+   * so that it does not decode 100k items in one stretch of the event loop.
+   */
+  async decodeAll(slicer: TimeSlicer): Promise<void> {
+    for (const group of [...this.groups.values()]) {
+      if (!group.decoded) {
+        void group.items;
+        if (slicer.due) await slicer.pause();
+      }
     }
   }
 
