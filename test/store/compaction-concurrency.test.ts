@@ -7,6 +7,7 @@ import { compactionTestHooks } from "../../src/store/hnsw/hnsw-store.js";
 import { WriteAheadLog } from "../../src/store/hnsw/write-ahead-log.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { tempDir } from "../helpers/temp-dir.js";
+import { ticks, track } from "../helpers/settle.js";
 
 // FakeEmbeddings is a TEST DOUBLE: meaning is not under test here, only ordering.
 const embeddings = new FakeEmbeddings({ dims: 16 });
@@ -41,18 +42,6 @@ function holdNextCompaction(): { reached: Promise<void>; release: () => void } {
   };
   return { reached, release };
 }
-
-/** Tracks whether a promise has settled. */
-function track<T>(p: Promise<T>): { promise: Promise<T>; done: () => boolean } {
-  let settled = false;
-  const promise = p.finally(() => (settled = true));
-  promise.catch(() => undefined);
-  return { promise, done: () => settled };
-}
-
-const ticks = async (n = 20) => {
-  for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
-};
 
 const generation = (dir: string) => JSON.parse(fs.readFileSync(path.join(dir, "store.json"), "utf8")).generation as number;
 

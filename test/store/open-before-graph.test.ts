@@ -4,6 +4,7 @@ import { HNSWStore } from "../../src/index.js";
 import { graphLoadTestHooks } from "../../src/store/hnsw/hnsw-store.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { tempDir } from "../helpers/temp-dir.js";
+import { ticks, track } from "../helpers/settle.js";
 
 // FakeEmbeddings is a TEST DOUBLE: meaning is not under test here, only what waits for the graph.
 const embeddings = new FakeEmbeddings({ dims: 16 });
@@ -52,17 +53,6 @@ function holdGraph(): { reached: Promise<void>; release: () => void; fail: (err:
   };
   return { reached, release, fail };
 }
-
-function track<T>(p: Promise<T>): { promise: Promise<T>; done: () => boolean } {
-  let settled = false;
-  const promise = p.finally(() => (settled = true));
-  promise.catch(() => undefined);
-  return { promise, done: () => settled };
-}
-
-const ticks = async (n = 30) => {
-  for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
-};
 
 describe("open before the graph is loaded", () => {
   it("open resolves while hnswlib still reads the graph; gets, listings and one user's search answer meanwhile, the same as before", async () => {
