@@ -53,29 +53,26 @@ export interface Interleaved {
  * the last `count`: load from other processes then hits both alike.
  */
 export async function interleave(count: number, warmup: number, a: (q: number) => unknown, b: (q: number) => unknown): Promise<Interleaved> {
-  const as: number[] = [];
-  const bs: number[] = [];
-  let aCpu = 0;
-  let bCpu = 0;
+  const [ra, rb] = await interleaveMany(count, warmup, [a, b]);
+  return { a: ra!.lat, b: rb!.lat, ratioP50: ra!.lat.p50 / rb!.lat.p50, ratioMean: ra!.lat.mean / rb!.lat.mean, ratioCpu: ra!.cpuMs / rb!.cpuMs };
+}
+
+/** {@link interleave} for any number of runs: each query goes to every run in turn. */
+export async function interleaveMany(count: number, warmup: number, runs: ((q: number) => unknown)[]): Promise<{ lat: Latency; cpuMs: number }[]> {
+  const samples = runs.map(() => [] as number[]);
+  const cpu = runs.map(() => 0);
   for (let q = 0; q < warmup + count; q++) {
-    let c0 = cpuMs();
-    let t0 = performance.now();
-    await a(q);
-    const at = performance.now() - t0;
-    const ac = cpuMs() - c0;
-    c0 = cpuMs();
-    t0 = performance.now();
-    await b(q);
-    const bt = performance.now() - t0;
-    const bc = cpuMs() - c0;
-    if (q >= warmup) {
-      as.push(at);
-      bs.push(bt);
-      aCpu += ac;
-      bCpu += bc;
+    for (let r = 0; r < runs.length; r++) {
+      const c0 = cpuMs();
+      const t0 = performance.now();
+      await runs[r]!(q);
+      const t = performance.now() - t0;
+      const c = cpuMs() - c0;
+      if (q >= warmup) {
+        samples[r]!.push(t);
+        cpu[r]! += c;
+      }
     }
   }
-  const al = latency(as);
-  const bl = latency(bs);
-  return { a: al, b: bl, ratioP50: al.p50 / bl.p50, ratioMean: al.mean / bl.mean, ratioCpu: aCpu / bCpu };
+  return samples.map((xs, r) => ({ lat: latency(xs), cpuMs: cpu[r]! }));
 }
