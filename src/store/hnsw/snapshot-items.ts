@@ -1,8 +1,7 @@
 import fs from "node:fs";
-import zlib from "node:zlib";
 import { CorruptStoreError } from "../../errors.js";
 import { namespaceKey } from "../namespace.js";
-import type { FileChecksum } from "./checksum.js";
+import { checkAgainst, crcHex, type FileChecksum } from "./checksum.js";
 import type { FileCipher } from "./cipher.js";
 import type { PendingGroup, StoredItem } from "./item-table.js";
 import { LoadedItem, type ItemsSource } from "./loaded-item.js";
@@ -92,12 +91,7 @@ async function readItemsFile(file: string, expected: number, checksum?: FileChec
 }
 
 function checkSum(file: string, buf: Buffer, checksum?: FileChecksum): void {
-  if (!checksum) return;
-  if (buf.length !== checksum.bytes) {
-    throw new CorruptStoreError(`items file ${file} is ${buf.length} bytes, the manifest recorded ${checksum.bytes}: truncated or overwritten`, file);
-  }
-  const crc = zlib.crc32(buf).toString(16).padStart(8, "0");
-  if (crc !== checksum.crc) throw new CorruptStoreError(`items file ${file} is corrupt (checksum ${crc}, the manifest recorded ${checksum.crc})`, file);
+  if (checksum) checkAgainst(file, { bytes: buf.length, crc: crcHex(buf) }, checksum, "items file");
 }
 
 /** The footer's count (-1 when it is not a footer). */
@@ -177,9 +171,32 @@ const SLICE = 8192;
  * namespace, their values left as JSON until first read (format 3), and the
  * labels they own. Decodes in slices, yielding to the event loop between them.
  */
-export async function readSnapshotItems(file: string, expected: number, checksum?: FileChecksum, cipher?: FileCipher): Promise<LoadedItems> {
+export async function readSnapshotItems(
+  file: string,
+  expected: number,
+  checksum?: FileChecksum,
+  cipher?: FileCipher,
+  /** The file's checksum taken elsewhere (a worker): the scan runs beside it, and nothing is returned before it matched. */
+  actual?: Promise<FileChecksum>,
+): Promise<LoadedItems> {
   const buf = await readItemsFile(file, expected, checksum);
   if (!buf) return { groups: [], count: 0, labelEnd: 0, used: new Uint8Array(0), groupOf: new Uint32Array(0) };
+  let verify: (() => Promise<void>) | undefined;
+  if (checksum && actual) {
+    if (buf.length !== checksum.bytes) checkAgainst(file, { bytes: buf.length, crc: "" }, checksum, "items file");
+    verify = async () => checkAgainst(file, await actual, checksum, "items file");
+  }
+  try {
+    const loaded = await scanItems(file, buf, expected, verify ? undefined : checksum, cipher);
+    await verify?.();
+    return loaded;
+  } catch (err) {
+    await verify?.(); // damage that fails the checksum is reported as such, as when it is checked first
+    throw err;
+  }
+}
+
+async function scanItems(file: string, buf: Buffer, expected: number, checksum?: FileChecksum, cipher?: FileCipher): Promise<LoadedItems> {
   const { bytes, footerAt } = itemsBytes(file, buf, expected, checksum, cipher);
   const labels: number[] = [];
   const labelGroups: number[] = [];

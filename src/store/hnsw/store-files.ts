@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { CorruptStoreError, EncryptionError, IncompatibleStoreError } from "../../errors.js";
 import type { FileCipher } from "./cipher.js";
-import { verifyFileAsync } from "./checksum.js";
+import { fileChecksumsAsync, verifyFileAsync } from "./checksum.js";
 import { fileSize } from "./files.js";
 import { DirectoryLock } from "./lock.js";
 import {
@@ -81,6 +81,9 @@ export class StoreFiles {
       // decodes the items; then hnswlib reads it on the thread pool, and the open does not
       // wait for that: see VectorIndex.load.
       const file = indexFile(this.dir, gen);
+      const items = itemsFile(this.dir, gen);
+      // One worker takes both checksums, the items' first (20 MB at 100k), while this thread scans them.
+      const sums = manifest.files?.items && manifest.files.vectors && fs.existsSync(items) && fs.existsSync(file) ? fileChecksumsAsync([items, file]) : [];
       let settings: HnswSettings | undefined;
       let loading: Promise<VectorIndex> | undefined;
       if (hnsw) {
@@ -92,29 +95,29 @@ export class StoreFiles {
         if (checksum || fs.existsSync(file)) {
           const s = settings;
           loading = (async () => {
-            if (checksum) await verifyFileAsync(file, checksum, "vector index");
+            if (checksum) await verifyFileAsync(file, checksum, "vector index", sums[1] ?? fileChecksumsAsync([file])[0]!);
             return VectorIndex.load(file, s, readCipher);
           })();
           loading.catch(() => undefined); // awaited below; items may fail first
         }
       }
-      let items: LoadedItems;
+      let loadedItems: LoadedItems;
       try {
-        items = await readSnapshotItems(itemsFile(this.dir, gen), manifest.itemCount, manifest.files?.items, readCipher);
+        loadedItems = await readSnapshotItems(items, manifest.itemCount, manifest.files?.items, readCipher, sums[0]);
       } catch (err) {
         await settled(loading);
         throw err;
       }
-      if (settings && !loading && items.labelEnd > 0) {
+      if (settings && !loading && loadedItems.labelEnd > 0) {
         throw new CorruptStoreError(`cannot read vector index ${file}: it is missing, and items refer to its vectors`, file);
       }
       // The item table does not need the vectors: fill it while the index loads.
-      state.loadSnapshot(items);
+      state.loadSnapshot(loadedItems);
       if (settings) {
         if (loading) {
           const vectors = await loading;
           try {
-            vectors.keepLabels(items.used);
+            vectors.keepLabels(loadedItems.used);
           } catch (err) {
             await vectors.whenLoaded().catch(() => undefined);
             throw err;
