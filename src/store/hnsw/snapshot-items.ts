@@ -158,8 +158,8 @@ function parseLine(file: string, line: string, i: number): { head: Header; value
 
 /** The value stays unparsed: check its outline now, so that a damaged line fails the open. */
 function checkOutline(file: string, line: string | Buffer, start: number, end: number, i: number): void {
-  const at = (k: number) => (typeof line === "string" ? line.charCodeAt(k) : line[k]);
-  if (start > 0 && at(start) === 123 && at(end - 1) === 125) return;
+  const ok = typeof line === "string" ? line.charCodeAt(start) === 123 && line.charCodeAt(end - 1) === 125 : line[start] === 123 && line[end - 1] === 125;
+  if (start > 0 && ok) return;
   throw new CorruptStoreError(`items file ${file} is corrupt at line ${i + 1} (not an item)`, file);
 }
 
@@ -198,20 +198,17 @@ export async function readSnapshotItems(
 
 async function scanItems(file: string, buf: Buffer, expected: number, checksum?: FileChecksum, cipher?: FileCipher): Promise<LoadedItems> {
   const { bytes, footerAt } = itemsBytes(file, buf, expected, checksum, cipher);
+  // Label i of the file's items is labels[i], owned by an item of group owners[i].
   const labels: number[] = [];
-  const labelGroups: number[] = [];
+  const owners: number[] = [];
+  const groups = bytes[0] === 91 ? await scanV3(file, bytes, footerAt, expected, labels, owners) : decodeV2(file, linesOf(file, bytes, footerAt, expected), labels, owners);
   let labelEnd = 0;
-  const own = (label: number, group: number) => {
-    labels.push(label);
-    labelGroups.push(group);
-    if (label >= labelEnd) labelEnd = label + 1;
-  };
-  const groups = bytes[0] === 91 ? await scanV3(file, bytes, footerAt, expected, own) : decodeV2(file, linesOf(file, bytes, footerAt, expected), own);
+  for (const label of labels) if (label >= labelEnd) labelEnd = label + 1;
   const used = new Uint8Array(labelEnd);
   const groupOf = new Uint32Array(labelEnd);
   for (let i = 0; i < labels.length; i++) {
     used[labels[i]!] = 1;
-    groupOf[labels[i]!] = labelGroups[i]! + 1;
+    groupOf[labels[i]!] = owners[i]! + 1;
   }
   return { groups, count: expected, labelEnd, used, groupOf };
 }
@@ -221,7 +218,7 @@ async function scanItems(file: string, buf: Buffer, expected: number, checksum?:
  * each namespace's run of lines (count, labels, expiries) without keeping
  * any item: a group's items are decoded from its lines when first used.
  */
-async function scanV3(file: string, bytes: Buffer, footerAt: number, expected: number, own: (label: number, group: number) => void): Promise<PendingGroup[]> {
+async function scanV3(file: string, bytes: Buffer, footerAt: number, expected: number, labels: number[], owners: number[]): Promise<PendingGroup[]> {
   const groups: GroupRuns[] = [];
   const byNs = new Map<string, number>();
   const source: ItemsSource = { file, bytes };
@@ -247,7 +244,10 @@ async function scanV3(file: string, bytes: Buffer, footerAt: number, expected: n
     const expiry = exp ?? Infinity;
     if (expiry < g.firstExpiry) g.firstExpiry = expiry;
     if (expiry > g.lastExpiry) g.lastExpiry = expiry;
-    for (let j = 0; j < vec.length; j += 2) own(vec[j] as number, at);
+    for (let j = 0; j < vec.length; j += 2) {
+      labels.push(vec[j] as number);
+      owners.push(at);
+    }
     pos = line.next;
   }
   if (at >= 0) groups[at]!.ranges.push(footerAt);
@@ -304,7 +304,7 @@ function pendingGroup(source: ItemsSource, reader: HeaderReader, namespace: stri
 }
 
 /** Format 1 and 2 lines: whole JSON items, grouped by namespace (decoded now). */
-function decodeV2(file: string, lines: string[], own: (label: number, group: number) => void): PendingGroup[] {
+function decodeV2(file: string, lines: string[], labels: number[], owners: number[]): PendingGroup[] {
   const byNs = new Map<string, number>();
   const groups: (PendingGroup & { items: StoredItem[] })[] = [];
   parseV2(file, lines).forEach((s) => {
@@ -317,7 +317,10 @@ function decodeV2(file: string, lines: string[], own: (label: number, group: num
     }
     const group = groups[at]!;
     const vectors = (s.vec ?? []).map(([label, field]) => ({ label, field }));
-    for (const { label } of vectors) own(label, at);
+    for (const { label } of vectors) {
+      labels.push(label);
+      owners.push(at!);
+    }
     group.items.push({ id: `${key}\n${s.key}`, namespace: group.namespace, key: s.key, value: s.value, createdAt: s.createdAt, updatedAt: s.updatedAt, expiresAt: s.exp, ttl: s.ttl, index: s.index, vectors });
     group.count++;
   });
