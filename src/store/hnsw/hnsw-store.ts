@@ -106,7 +106,14 @@ export class HNSWStore extends MemoryStoreBase {
     return this.options.path;
   }
 
-  /** Opens the store (lock, load, replay). Called lazily by every operation. */
+  /**
+   * Opens the store (lock, checks, load, replay). Called lazily by every
+   * operation. Resolves once the items are checked and in place, without
+   * waiting for hnswlib to read the HNSW graph (seconds for a large index):
+   * gets, listings and one user's search (an exact scan) answer at once, and
+   * whatever needs the graph (a search over many items, writes, `stats()`,
+   * `compact()`, `close()`) waits for it.
+   */
   async open(): Promise<void> {
     // open() while close() is pending: let the close finish, then open afresh.
     if (this.closing) await this.closing.catch(() => undefined);
