@@ -167,9 +167,10 @@ function checkOutline(file: string, line: string | Buffer, start: number, end: n
 const SLICE = 8192;
 
 /**
- * Reads a snapshot's items file for a store to open: the items grouped by
- * namespace, their values left as JSON until first read (format 3), and the
- * labels they own. Decodes in slices, yielding to the event loop between them.
+ * Reads a snapshot's items file for a store to open: its namespaces (each
+ * one's items decoded when first used, their values left as JSON until first
+ * read, for format 3) and the labels the items own. Scans in slices,
+ * yielding to the event loop between them.
  */
 export async function readSnapshotItems(
   file: string,
