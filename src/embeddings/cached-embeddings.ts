@@ -8,7 +8,7 @@ import { embedderIdentity } from "./identity.js";
 import { isEmbeddingsLike, toEmbeddings, type EmbeddingsFunc, type EmbeddingsInterfaceLike } from "./resolve-embeddings.js";
 import { decodeVector, encodeVector } from "./vector-codec.js";
 import { isAlive } from "../process-alive.js";
-import { TimeSlicer } from "../time-slice.js";
+import { mapInSlices, TimeSlicer, yieldToLoop } from "../time-slice.js";
 
 /** Options for {@link CachedEmbeddings}. */
 export interface CachedEmbeddingsOptions {
@@ -78,6 +78,11 @@ const SLICE_MS = 8;
 
 
 type Kind = "d" | "q";
+
+function allFinite(v: number[]): boolean {
+  for (let i = 0; i < v.length; i++) if (!Number.isFinite(v[i])) return false;
+  return true;
+}
 
 /**
  * A content-hash → vector cache in front of any LangChain embedder, so the
@@ -157,9 +162,9 @@ export class CachedEmbeddings extends Embeddings {
     this.acceptPlain = true;
   }
 
-  private entryLine(k: string, v: Float32Array): string {
+  private entryLine(k: string, v: Float32Array, cipher = this.lineCipher): string {
     const line = plainEntryLine(k, v);
-    return this.lineCipher ? this.lineCipher.sealLine(line.slice(0, -1), "cache") + "\n" : line;
+    return cipher ? cipher.sealLine(line.slice(0, -1), "cache") + "\n" : line;
   }
 
   /** Reports the inner embedder's identity, so the cache is transparent to the store. */
@@ -255,7 +260,8 @@ export class CachedEmbeddings extends Embeddings {
   private async lookup(texts: string[], kind: Kind): Promise<number[][]> {
     if (this.closed) throw new StoreClosedError("CachedEmbeddings was used after close()");
     const handle = await this.open();
-    const keys = texts.map((t) => this.key(kind, t));
+    // Hashing, converting and encoding run in slices: a batch of thousands of texts never holds the event loop for long.
+    const keys = await mapInSlices(texts, (t) => this.key(kind, t), new TimeSlicer(SLICE_MS, true));
     // Query vectors stay in memory only, unless a document already holds the same entry.
     if (kind === "q") for (const k of keys) if (!this.entries.has(k) || this.queryKeys.has(k)) this.queryKeys.add(k);
     const results = new Array<Promise<Float32Array> | Float32Array>(texts.length);
@@ -317,7 +323,7 @@ export class CachedEmbeddings extends Embeddings {
       });
       if (handle && promoted.size) this.append(handle, [...promoted.keys()], [...promoted.values()]);
     }
-    return vectors.map((v) => Array.from(v));
+    return mapInSlices(vectors, (v) => Array.from(v), new TimeSlicer(SLICE_MS, true));
   }
 
   private async embedMisses(texts: string[], kind: Kind): Promise<Float32Array[]> {
@@ -331,20 +337,31 @@ export class CachedEmbeddings extends Embeddings {
     if (!Array.isArray(out) || out.length !== texts.length) {
       throw new EmbeddingError(`embedder ${this.identity} returned ${Array.isArray(out) ? out.length : "no"} vectors for ${texts.length} texts`);
     }
-    return out.map((v, i) => {
-      if (!Array.isArray(v) || v.length === 0 || !v.every((x) => Number.isFinite(x))) {
-        throw new EmbeddingError(`embedder ${this.identity} returned an empty or non-finite vector for text ${i}`);
-      }
-      return Float32Array.from(v);
-    });
+    return mapInSlices(
+      out,
+      (v, i) => {
+        if (!Array.isArray(v) || v.length === 0 || !allFinite(v)) {
+          throw new EmbeddingError(`embedder ${this.identity} returned an empty or non-finite vector for text ${i}`);
+        }
+        return Float32Array.from(v);
+      },
+      new TimeSlicer(SLICE_MS, true),
+    );
   }
 
-  /** Queues one durable append of the new entries (one write + datasync). */
+  /**
+   * Queues one durable append of the new entries (one write + datasync).
+   * The lines are encoded in a later turn of the event loop and in slices,
+   * not in the turn that received the vectors (where the store goes on
+   * preparing its batch), with the line cipher of the moment they were queued.
+   */
   private append(handle: fs.FileHandle, keys: string[], vectors: Float32Array[]): void {
-    const lines = keys.map((k, i) => this.entryLine(k, vectors[i]!)).join("");
+    const cipher = this.lineCipher;
     this.writing = this.writing
       .then(async () => {
-        await handle.appendFile(lines, "utf8");
+        await yieldToLoop();
+        const lines = await mapInSlices(keys, (k, i) => Buffer.from(this.entryLine(k, vectors[i]!, cipher), "utf8"), new TimeSlicer(SLICE_MS, true));
+        await handle.appendFile(Buffer.concat(lines));
         await handle.datasync();
       })
       .catch((err: unknown) => {

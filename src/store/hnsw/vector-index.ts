@@ -181,6 +181,23 @@ export class VectorIndex {
     return this.free.length;
   }
 
+  /**
+   * Makes room for `count` more vectors (beyond the labels free for reuse)
+   * with at most one resize, doubling the capacity as often as needed.
+   * Returns whether it resized. hnswlib moves its memory on a resize, and on
+   * some VMs the next insert then runs tens of milliseconds (its pages are
+   * mapped again as it touches them), so a batch calls this first and gives
+   * that insert a slice of its own.
+   */
+  reserve(count: number): boolean {
+    const needed = this.index.getCurrentCount() + Math.max(0, count - this.free.length);
+    let capacity = this.index.getMaxElements();
+    if (needed <= capacity) return false;
+    while (capacity < needed) capacity = Math.max(16, capacity * 2);
+    this.index.resizeIndex(capacity);
+    return true;
+  }
+
   /** Adds a vector and returns its label. */
   add(vector: number[]): number {
     const reused = this.free.pop();
@@ -191,7 +208,7 @@ export class VectorIndex {
       this.unscrubbed.delete(label);
     } else {
       label = this.index.getCurrentCount();
-      if (label >= this.index.getMaxElements()) this.index.resizeIndex(Math.max(16, this.index.getMaxElements() * 2));
+      this.reserve(1);
       this.index.addPoint(vector, label);
     }
     if (this.layout && label < this.layout.count) this.changedSinceFile.add(label);
