@@ -1,14 +1,28 @@
-/** When the event loop last came back to work after {@link yieldToLoop}. */
+/** When sliced work last resumed after {@link yieldToLoop}. */
 let resumedAt = performance.now();
 
-/** Lets the event loop run timers, I/O and other requests (a macrotask turn). */
+/** Work waiting in {@link yieldToLoop} for its turn, first come first served. */
+const waiting: (() => void)[] = [];
+
+function resumeNext(): void {
+  const resume = waiting.shift();
+  if (waiting.length > 0) setImmediate(resumeNext);
+  resumedAt = performance.now();
+  resume?.();
+}
+
+/**
+ * Lets the event loop run timers, I/O and other requests (a macrotask turn).
+ * Everything that yields here resumes one at a time, one per turn of the
+ * loop, in order: two long tasks cut in slices (a batch being prepared and
+ * the embedding cache encoding its lines, say) alternate with the loop's
+ * other work instead of running their slices back to back in one turn.
+ */
 export const yieldToLoop = (): Promise<void> =>
-  new Promise((resolve) =>
-    setImmediate(() => {
-      resumedAt = performance.now();
-      resolve();
-    }),
-  );
+  new Promise((resolve) => {
+    waiting.push(resolve);
+    if (waiting.length === 1) setImmediate(resumeNext);
+  });
 
 /**
  * Cuts long synchronous work into slices: check {@link due} often, and when
