@@ -75,6 +75,8 @@ const plainEntryLine = (k: string, vector: Float32Array) => {
 
 /** Longest stretch of hashing or encoding before the cache yields to the event loop. */
 const SLICE_MS = 8;
+/** Appends of up to this many entries are encoded at once (a fraction of a millisecond). */
+const APPEND_AT_ONCE = 16;
 
 
 type Kind = "d" | "q";
@@ -351,16 +353,22 @@ export class CachedEmbeddings extends Embeddings {
 
   /**
    * Queues one durable append of the new entries (one write + datasync).
-   * The lines are encoded in a later turn of the event loop and in slices,
-   * not in the turn that received the vectors (where the store goes on
-   * preparing its batch), with the line cipher of the moment they were queued.
+   * A few lines are encoded at once; many (a large batch) are encoded in a
+   * later turn of the event loop and in slices, not in the turn that
+   * received the vectors (where the store goes on preparing its batch),
+   * with the line cipher of the moment they were queued.
    */
   private append(handle: fs.FileHandle, keys: string[], vectors: Float32Array[]): void {
     const cipher = this.lineCipher;
+    const encode = (k: string, i: number) => Buffer.from(this.entryLine(k, vectors[i]!, cipher), "utf8");
+    const now = keys.length <= APPEND_AT_ONCE ? keys.map(encode) : undefined;
     this.writing = this.writing
       .then(async () => {
-        await yieldToLoop();
-        const lines = await mapInSlices(keys, (k, i) => Buffer.from(this.entryLine(k, vectors[i]!, cipher), "utf8"), new TimeSlicer(SLICE_MS, true));
+        let lines = now;
+        if (!lines) {
+          await yieldToLoop();
+          lines = await mapInSlices(keys, encode, new TimeSlicer(SLICE_MS, true));
+        }
         await handle.appendFile(Buffer.concat(lines));
         await handle.datasync();
       })

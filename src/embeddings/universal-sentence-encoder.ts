@@ -155,7 +155,7 @@ export class UniversalSentenceEncoderEmbeddings extends Embeddings {
     if (texts.length === 0) return [];
     const embedBatch =
       this.thread === "worker"
-        ? (batch: string[]) => sharedEmbeddingWorker().embed(batch)
+        ? (batch: string[]): Promise<ArrayLike<number>[]> => sharedEmbeddingWorker().embedVectors(batch)
         : await loadUniversalSentenceEncoder().then((model) => (batch: string[]) => model.embed(batch));
     // Flatten every text into chunks, embed the chunks in batches, then fold
     // each text's chunks back into one vector.
@@ -167,10 +167,12 @@ export class UniversalSentenceEncoderEmbeddings extends Embeddings {
         owners.push(i);
       }
     });
-    const vectors: number[][] = [];
+    // Kept as the worker sent them (typed arrays) until the end, so that a large batch does not leave
+    // thousands of JS arrays for the garbage collector to copy while it waits for the worker.
+    const vectors: ArrayLike<number>[] = [];
     for (let start = 0; start < chunks.length; start += this.batchSize) {
       const batch = chunks.slice(start, start + this.batchSize);
-      let out: number[][];
+      let out: ArrayLike<number>[];
       try {
         out = await embedBatch(batch);
       } catch (err) {
@@ -192,7 +194,7 @@ export class UniversalSentenceEncoderEmbeddings extends Embeddings {
       const i = owners[j]!;
       const v = vectors[j]!;
       if (parts[i] === 1) {
-        result[i] = v;
+        result[i] = Array.isArray(v) ? v : Array.from(v);
         continue;
       }
       let sum = acc.get(i);

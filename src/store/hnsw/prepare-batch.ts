@@ -31,6 +31,8 @@ export interface PrepareContext {
   ttl?: TTLConfig;
   now: number;
   logger: Pick<Console, "warn">;
+  /** Serialise the log ops for the write-ahead log's append ({@link encodeLogOps}): a store that writes a log. */
+  encodeLog?: boolean;
 }
 
 type Kind = "get" | "put" | "search" | "list";
@@ -170,6 +172,13 @@ export async function prepareBatch(operations: Operation[], ctx: PrepareContext)
   // slices (the record's append then only copies bytes): a batch of
   // thousands of puts never holds the event loop for more than a slice.
   const slicer = new TimeSlicer(APPLY_SLICE_MS, true);
+  // Each vector waits for the apply as a typed array: the collector need not copy it, and the log encodes it as it is.
+  const typed = new Map<string, Float32Array>();
+  const typedVector = (text: string) => {
+    let v = typed.get(text);
+    if (!v) typed.set(text, (v = Float32Array.from(vectors.get(text)!)));
+    return v;
+  };
   for (let i = 0; i < operations.length; i++) {
     if (i > 0 && slicer.due) await slicer.pause();
     const op = operations[i]!;
@@ -187,7 +196,7 @@ export async function prepareBatch(operations: Operation[], ctx: PrepareContext)
       index: p.index,
       ttl,
       expiresAt: ttl === undefined ? undefined : ctx.now + ttl * 60_000,
-      vectors: (fieldTexts.get(i) ?? []).map(({ field, text }) => ({ field, vector: vectors.get(text)! })),
+      vectors: (fieldTexts.get(i) ?? []).map(({ field, text }) => ({ field, vector: typedVector(text) })),
     };
     puts.set(i, put);
     const rec: LogOp = { t: "put", ns: put.namespace, key: put.key, value: put.value };
@@ -197,6 +206,6 @@ export async function prepareBatch(operations: Operation[], ctx: PrepareContext)
     if (put.vectors.length) rec.vec = put.vectors.map((v) => [v.field, encodeVector(v.vector)]);
     logOps.push(rec);
   }
-  await encodeLogOps(logOps, slicer);
+  if (ctx.encodeLog) await encodeLogOps(logOps, slicer);
   return { puts, queryVectors, logOps };
 }

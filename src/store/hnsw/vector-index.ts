@@ -199,17 +199,19 @@ export class VectorIndex {
   }
 
   /** Adds a vector and returns its label. */
-  add(vector: number[]): number {
+  add(vector: ArrayLike<number>): number {
+    // hnswlib-node takes JS arrays only.
+    const points = Array.isArray(vector) ? (vector as number[]) : Array.from(vector);
     const reused = this.free.pop();
     let label: number;
     if (reused !== undefined) {
       label = reused;
-      this.index.addPoint(vector, label);
+      this.index.addPoint(points, label);
       this.unscrubbed.delete(label);
     } else {
       label = this.index.getCurrentCount();
       this.reserve(1);
-      this.index.addPoint(vector, label);
+      this.index.addPoint(points, label);
     }
     if (this.layout && label < this.layout.count) this.changedSinceFile.add(label);
     // Keep what hnswlib stores (the normalised vector), so scans need not read it back.
@@ -379,7 +381,7 @@ async function readSealedIndex(index: Hnsw, file: string, cipher: FileCipher): P
   }
 }
 
-function normalised(v: readonly number[]): Float32Array {
+function normalised(v: ArrayLike<number>): Float32Array {
   let s = 0;
   for (let i = 0; i < v.length; i++) s += v[i]! * v[i]!;
   const n = Math.sqrt(s) || 1;
