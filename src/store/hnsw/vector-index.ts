@@ -184,10 +184,10 @@ export class VectorIndex {
   /**
    * Makes room for `count` more vectors (beyond the labels free for reuse)
    * with at most one resize, doubling the capacity as often as needed.
-   * Returns whether it resized. hnswlib moves its memory on a resize, and on
-   * some VMs the next insert then runs tens of milliseconds (its pages are
-   * mapped again as it touches them), so a batch calls this first and gives
-   * that insert a slice of its own.
+   * Returns whether it resized. hnswlib copies or moves its whole memory on
+   * a resize, and on some VMs, where fresh or moved memory is slow to touch,
+   * the resize or the next insert then takes tens of milliseconds: a batch
+   * calls this first and gives each of them a turn of the event loop of its own.
    */
   reserve(count: number): boolean {
     const needed = this.index.getCurrentCount() + Math.max(0, count - this.free.length);
