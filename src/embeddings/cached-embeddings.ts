@@ -8,7 +8,7 @@ import { embedderIdentity } from "./identity.js";
 import { isEmbeddingsLike, toEmbeddings, type EmbeddingsFunc, type EmbeddingsInterfaceLike } from "./resolve-embeddings.js";
 import { decodeVector, encodeVector } from "./vector-codec.js";
 import { isAlive } from "../process-alive.js";
-import { TimeSlicer } from "../time-slice.js";
+import { mapInSlices, TimeSlicer, yieldToLoop } from "../time-slice.js";
 
 /** Options for {@link CachedEmbeddings}. */
 export interface CachedEmbeddingsOptions {
@@ -75,9 +75,16 @@ const plainEntryLine = (k: string, vector: Float32Array) => {
 
 /** Longest stretch of hashing or encoding before the cache yields to the event loop. */
 const SLICE_MS = 8;
+/** Appends of up to this many entries are encoded at once (a fraction of a millisecond). */
+const APPEND_AT_ONCE = 16;
 
 
 type Kind = "d" | "q";
+
+function allFinite(v: number[]): boolean {
+  for (let i = 0; i < v.length; i++) if (!Number.isFinite(v[i])) return false;
+  return true;
+}
 
 /**
  * A content-hash → vector cache in front of any LangChain embedder, so the
@@ -157,9 +164,9 @@ export class CachedEmbeddings extends Embeddings {
     this.acceptPlain = true;
   }
 
-  private entryLine(k: string, v: Float32Array): string {
+  private entryLine(k: string, v: Float32Array, cipher = this.lineCipher): string {
     const line = plainEntryLine(k, v);
-    return this.lineCipher ? this.lineCipher.sealLine(line.slice(0, -1), "cache") + "\n" : line;
+    return cipher ? cipher.sealLine(line.slice(0, -1), "cache") + "\n" : line;
   }
 
   /** Reports the inner embedder's identity, so the cache is transparent to the store. */
@@ -255,7 +262,8 @@ export class CachedEmbeddings extends Embeddings {
   private async lookup(texts: string[], kind: Kind): Promise<number[][]> {
     if (this.closed) throw new StoreClosedError("CachedEmbeddings was used after close()");
     const handle = await this.open();
-    const keys = texts.map((t) => this.key(kind, t));
+    // Hashing, converting and encoding run in slices: a batch of thousands of texts never holds the event loop for long.
+    const keys = await mapInSlices(texts, (t) => this.key(kind, t), new TimeSlicer(SLICE_MS, true));
     // Query vectors stay in memory only, unless a document already holds the same entry.
     if (kind === "q") for (const k of keys) if (!this.entries.has(k) || this.queryKeys.has(k)) this.queryKeys.add(k);
     const results = new Array<Promise<Float32Array> | Float32Array>(texts.length);
@@ -317,7 +325,7 @@ export class CachedEmbeddings extends Embeddings {
       });
       if (handle && promoted.size) this.append(handle, [...promoted.keys()], [...promoted.values()]);
     }
-    return vectors.map((v) => Array.from(v));
+    return mapInSlices(vectors, (v) => Array.from(v), new TimeSlicer(SLICE_MS, true));
   }
 
   private async embedMisses(texts: string[], kind: Kind): Promise<Float32Array[]> {
@@ -331,20 +339,37 @@ export class CachedEmbeddings extends Embeddings {
     if (!Array.isArray(out) || out.length !== texts.length) {
       throw new EmbeddingError(`embedder ${this.identity} returned ${Array.isArray(out) ? out.length : "no"} vectors for ${texts.length} texts`);
     }
-    return out.map((v, i) => {
-      if (!Array.isArray(v) || v.length === 0 || !v.every((x) => Number.isFinite(x))) {
-        throw new EmbeddingError(`embedder ${this.identity} returned an empty or non-finite vector for text ${i}`);
-      }
-      return Float32Array.from(v);
-    });
+    return mapInSlices(
+      out,
+      (v, i) => {
+        if (!Array.isArray(v) || v.length === 0 || !allFinite(v)) {
+          throw new EmbeddingError(`embedder ${this.identity} returned an empty or non-finite vector for text ${i}`);
+        }
+        return Float32Array.from(v);
+      },
+      new TimeSlicer(SLICE_MS, true),
+    );
   }
 
-  /** Queues one durable append of the new entries (one write + datasync). */
+  /**
+   * Queues one durable append of the new entries (one write + datasync).
+   * A few lines are encoded at once; many (a large batch) are encoded in a
+   * later turn of the event loop and in slices, not in the turn that
+   * received the vectors (where the store goes on preparing its batch),
+   * with the line cipher of the moment they were queued.
+   */
   private append(handle: fs.FileHandle, keys: string[], vectors: Float32Array[]): void {
-    const lines = keys.map((k, i) => this.entryLine(k, vectors[i]!)).join("");
+    const cipher = this.lineCipher;
+    const encode = (k: string, i: number) => Buffer.from(this.entryLine(k, vectors[i]!, cipher), "utf8");
+    const now = keys.length <= APPEND_AT_ONCE ? keys.map(encode) : undefined;
     this.writing = this.writing
       .then(async () => {
-        await handle.appendFile(lines, "utf8");
+        let lines = now;
+        if (!lines) {
+          await yieldToLoop();
+          lines = await mapInSlices(keys, encode, new TimeSlicer(SLICE_MS, true));
+        }
+        await handle.appendFile(Buffer.concat(lines));
         await handle.datasync();
       })
       .catch((err: unknown) => {

@@ -35,7 +35,7 @@ parentPort.on("message", async (msg) => {
 `;
 
 interface Pending {
-  resolve: (vectors: number[][]) => void;
+  resolve: (vectors: Float32Array[]) => void;
   reject: (err: Error) => void;
 }
 
@@ -54,10 +54,19 @@ export class EmbeddingWorker {
   private readonly pending = new Map<number, Pending>();
 
   /** Embeds the texts in the worker: one vector per text. */
-  embed(texts: string[]): Promise<number[][]> {
+  async embed(texts: string[]): Promise<number[][]> {
+    return (await this.embedVectors(texts)).map((v) => Array.from(v));
+  }
+
+  /**
+   * {@link embed}, with the vectors as views of the one buffer the worker
+   * transferred: no copy, and nothing for the garbage collector to move
+   * while a large batch is embedded a few dozen texts at a time.
+   */
+  embedVectors(texts: string[]): Promise<Float32Array[]> {
     const worker = this.start();
     const id = this.nextId++;
-    return new Promise<number[][]>((resolve, reject) => {
+    return new Promise<Float32Array[]>((resolve, reject) => {
       if (this.pending.size === 0) worker.ref();
       this.pending.set(id, { resolve, reject });
       worker.postMessage({ id, texts });
@@ -112,8 +121,8 @@ export class EmbeddingWorker {
       p.reject(new EmbeddingError(`Universal Sentence Encoder failed in its worker thread: ${reply.error}`));
       return;
     }
-    const out: number[][] = [];
-    for (let i = 0; i * reply.dims < reply.flat.length; i++) out.push(Array.from(reply.flat.subarray(i * reply.dims, (i + 1) * reply.dims)));
+    const out: Float32Array[] = [];
+    for (let i = 0; i * reply.dims < reply.flat.length; i++) out.push(reply.flat.subarray(i * reply.dims, (i + 1) * reply.dims));
     p.resolve(out);
   }
 }

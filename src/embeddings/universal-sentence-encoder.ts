@@ -1,6 +1,10 @@
 import { Embeddings, type EmbeddingsParams } from "@langchain/core/embeddings";
 import { EmbeddingError, InvalidArgumentError } from "../errors.js";
 import { sharedEmbeddingWorker } from "./embedding-worker.js";
+import { TimeSlicer } from "../time-slice.js";
+
+/** Longest stretch of folding chunk vectors before yielding to the event loop. */
+const FOLD_SLICE_MS = 8;
 
 /** Options for {@link UniversalSentenceEncoderEmbeddings}. */
 export interface UniversalSentenceEncoderEmbeddingsOptions extends EmbeddingsParams {
@@ -151,7 +155,7 @@ export class UniversalSentenceEncoderEmbeddings extends Embeddings {
     if (texts.length === 0) return [];
     const embedBatch =
       this.thread === "worker"
-        ? (batch: string[]) => sharedEmbeddingWorker().embed(batch)
+        ? (batch: string[]): Promise<ArrayLike<number>[]> => sharedEmbeddingWorker().embedVectors(batch)
         : await loadUniversalSentenceEncoder().then((model) => (batch: string[]) => model.embed(batch));
     // Flatten every text into chunks, embed the chunks in batches, then fold
     // each text's chunks back into one vector.
@@ -163,10 +167,12 @@ export class UniversalSentenceEncoderEmbeddings extends Embeddings {
         owners.push(i);
       }
     });
-    const vectors: number[][] = [];
+    // Kept as the worker sent them (typed arrays) until the end, so that a large batch does not leave
+    // thousands of JS arrays for the garbage collector to copy while it waits for the worker.
+    const vectors: ArrayLike<number>[] = [];
     for (let start = 0; start < chunks.length; start += this.batchSize) {
       const batch = chunks.slice(start, start + this.batchSize);
-      let out: number[][];
+      let out: ArrayLike<number>[];
       try {
         out = await embedBatch(batch);
       } catch (err) {
@@ -175,18 +181,31 @@ export class UniversalSentenceEncoderEmbeddings extends Embeddings {
       }
       vectors.push(...out);
     }
-    const result: number[][] = texts.map(() => new Array<number>(this.dims).fill(0));
-    const parts = texts.map(() => 0);
-    const first = texts.map(() => -1);
-    vectors.forEach((v, j) => {
+    // A text of one chunk takes its vector as it is; longer ones are folded
+    // (length-weighted mean, normalised), in slices so that a large batch
+    // does not hold the event loop.
+    const parts = new Array<number>(texts.length).fill(0);
+    for (const i of owners) parts[i]!++;
+    const acc = new Map<number, number[]>();
+    const slicer = new TimeSlicer(FOLD_SLICE_MS, true);
+    const result = new Array<number[]>(texts.length);
+    for (let j = 0; j < vectors.length; j++) {
+      if (j > 0 && slicer.due) await slicer.pause();
       const i = owners[j]!;
-      if (first[i] === -1) first[i] = j;
+      const v = vectors[j]!;
+      if (parts[i] === 1) {
+        result[i] = Array.isArray(v) ? v : Array.from(v);
+        continue;
+      }
+      let sum = acc.get(i);
+      if (!sum) acc.set(i, (sum = new Array<number>(v.length).fill(0)));
       const weight = chunks[j]!.length || 1;
-      const acc = result[i]!;
-      for (let d = 0; d < v.length; d++) acc[d]! += v[d]! * weight;
-      parts[i]!++;
-    });
-    return result.map((v, i) => (parts[i] === 1 ? vectors[first[i]!]! : normalise(v)));
+      for (let d = 0; d < v.length; d++) sum[d]! += v[d]! * weight;
+    }
+    for (const [i, sum] of acc) result[i] = normalise(sum);
+    // A text with no chunk (only white space past chunkChars) has the zero vector, as before.
+    for (let i = 0; i < texts.length; i++) result[i] ??= new Array<number>(this.dims).fill(0);
+    return result;
   }
 
   /** Embeds one query. */

@@ -72,9 +72,15 @@ export async function applyBatch(
     touched.push({ t: "touch", ns: item.namespace, key: item.key, exp: item.expiresAt });
   };
   const results: unknown[] = [];
-  const slicer = new TimeSlicer(APPLY_SLICE_MS);
+  // Shared: the batch's preparation may have used part of this turn already.
+  const slicer = new TimeSlicer(APPLY_SLICE_MS, true);
+  // Room for the whole batch first: at most one resize, in a turn of its own, and the slow insert after it alone in the next.
+  let newVectors = 0;
+  for (const put of prepared.puts.values()) newVectors += put.vectors.length;
+  let resized = state.vectors?.reserve(newVectors) ?? false;
+  if (resized) await slicer.pause();
   for (let i = 0; i < operations.length; i++) {
-    if (slicer.due) await slicer.pause();
+    if (i > 0 && slicer.due) await slicer.pause();
     const op = operations[i]!;
     let plan: SearchPlan | undefined;
     if ("namespacePrefix" in op && op.query !== undefined && op.query !== null) {
@@ -83,6 +89,10 @@ export async function applyBatch(
       if (planNeedsGraph(state, plan)) await state.vectors!.whenLoaded();
     }
     results.push(applyOne(state, op, i, prepared, ctx, touch, plan));
+    if (resized && prepared.puts.get(i)?.vectors.length) {
+      resized = false;
+      await slicer.pause();
+    }
   }
   return { results, touched };
 }

@@ -304,6 +304,7 @@ export class HNSWStore extends MemoryStoreBase {
       ttl: this.options.ttl,
       now,
       logger: this.logger,
+      encodeLog: this.options.path !== undefined,
     });
     if (prepared.logOps.length) await this.compactor.writeLog(now, prepared.logOps, this.options.durability !== "process");
     const { results, touched } = await applyBatch(state, operations, prepared, {

@@ -9,7 +9,9 @@ import type { PreparedPut, StoreState } from "./store-state.js";
 import { validateTtlMinutes, type TTLConfig } from "../ttl.js";
 import { validateValue } from "../validate-value.js";
 import { encodeVector } from "../../embeddings/vector-codec.js";
-import type { LogOp } from "./write-ahead-log.js";
+import { encodeLogOps, type LogOp } from "./write-ahead-log.js";
+import { TimeSlicer } from "../../time-slice.js";
+import { APPLY_SLICE_MS } from "./settings.js";
 
 /** A batch after validation and embedding: nothing in it can fail to apply. */
 export interface PreparedBatch {
@@ -29,6 +31,8 @@ export interface PrepareContext {
   ttl?: TTLConfig;
   now: number;
   logger: Pick<Console, "warn">;
+  /** Serialise the log ops for the write-ahead log's append ({@link encodeLogOps}): a store that writes a log. */
+  encodeLog?: boolean;
 }
 
 type Kind = "get" | "put" | "search" | "list";
@@ -95,11 +99,15 @@ export async function embedTexts(embeddings: Embeddings, texts: string[], dims: 
   if (!Array.isArray(vectors) || vectors.length !== texts.length) {
     throw new EmbeddingError(`the embedder returned ${Array.isArray(vectors) ? vectors.length : "no"} vectors for ${texts.length} texts`);
   }
-  vectors.forEach((v, i) => {
-    checkVector(v, dims, `text ${JSON.stringify(texts[i].slice(0, 60))}`);
+  // Checked in slices, as the rest of a batch's preparation: a large batch never holds the event loop for long.
+  const slicer = new TimeSlicer(APPLY_SLICE_MS, true);
+  for (let i = 0; i < vectors.length; i++) {
+    if (i > 0 && slicer.due) await slicer.pause();
+    const v = vectors[i]!;
+    checkVector(v, dims, `text ${JSON.stringify(texts[i]!.slice(0, 60))}`);
     // A plain array is used as it is (embedders return fresh arrays): one 512-float copy less per put.
-    out.set(texts[i], Array.isArray(v) ? v : Array.from(v));
-  });
+    out.set(texts[i]!, Array.isArray(v) ? v : Array.from(v));
+  }
   return out;
 }
 
@@ -160,12 +168,25 @@ export async function prepareBatch(operations: Operation[], ctx: PrepareContext)
 
   const puts = new Map<number, PreparedPut>();
   const logOps: LogOp[] = [];
-  operations.forEach((op, i) => {
-    if (kinds[i] !== "put") return;
+  // Cloning values, encoding vectors and serialising the log record run in
+  // slices (the record's append then only copies bytes): a batch of
+  // thousands of puts never holds the event loop for more than a slice.
+  const slicer = new TimeSlicer(APPLY_SLICE_MS, true);
+  // Each vector waits for the apply as a typed array: the collector need not copy it, and the log encodes it as it is.
+  const typed = new Map<string, Float32Array>();
+  const typedVector = (text: string) => {
+    let v = typed.get(text);
+    if (!v) typed.set(text, (v = Float32Array.from(vectors.get(text)!)));
+    return v;
+  };
+  for (let i = 0; i < operations.length; i++) {
+    if (i > 0 && slicer.due) await slicer.pause();
+    const op = operations[i]!;
+    if (kinds[i] !== "put") continue;
     const p = op as PutOperation & { ttl?: number | null };
     if (p.value === null) {
       logOps.push({ t: "del", ns: [...p.namespace], key: p.key });
-      return;
+      continue;
     }
     const ttl = p.ttl === null ? undefined : (p.ttl ?? ctx.ttl?.defaultTtl);
     const put: PreparedPut = {
@@ -175,7 +196,7 @@ export async function prepareBatch(operations: Operation[], ctx: PrepareContext)
       index: p.index,
       ttl,
       expiresAt: ttl === undefined ? undefined : ctx.now + ttl * 60_000,
-      vectors: (fieldTexts.get(i) ?? []).map(({ field, text }) => ({ field, vector: vectors.get(text)! })),
+      vectors: (fieldTexts.get(i) ?? []).map(({ field, text }) => ({ field, vector: typedVector(text) })),
     };
     puts.set(i, put);
     const rec: LogOp = { t: "put", ns: put.namespace, key: put.key, value: put.value };
@@ -184,6 +205,7 @@ export async function prepareBatch(operations: Operation[], ctx: PrepareContext)
     if (put.ttl !== undefined) rec.ttl = put.ttl;
     if (put.vectors.length) rec.vec = put.vectors.map((v) => [v.field, encodeVector(v.vector)]);
     logOps.push(rec);
-  });
+  }
+  if (ctx.encodeLog) await encodeLogOps(logOps, slicer);
   return { puts, queryVectors, logOps };
 }

@@ -23,7 +23,7 @@ export function checkStoreOptions(options: HNSWStoreOptions): CheckedIndexConfig
 }
 
 /** Defaults of {@link HNSWStoreOptions.hnsw}. */
-export const DEFAULT_HNSW = { M: 16, efConstruction: 200, efSearch: 200, initialCapacity: 1024, exactScanThreshold: 2000 };
+export const DEFAULT_HNSW = { M: 16, efConstruction: 200, efSearch: 200, initialCapacity: 16384, exactScanThreshold: 2000 };
 
 function defined<T extends object>(o: T | undefined): Partial<T> {
   return Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;

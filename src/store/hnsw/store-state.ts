@@ -16,7 +16,8 @@ export interface PreparedPut {
   index?: false | string[];
   expiresAt?: number;
   ttl?: number;
-  vectors: { field: string; vector: number[] }[];
+  /** A JS array or a typed array (a batch's vectors wait as typed arrays, which the collector need not copy). */
+  vectors: { field: string; vector: number[] | Float32Array }[];
 }
 
 /**

@@ -244,18 +244,38 @@ export class VectorIndex {
     return this.free.length;
   }
 
+  /**
+   * Makes room for `count` more vectors (beyond the labels free for reuse)
+   * with at most one resize, doubling the capacity as often as needed.
+   * Returns whether it resized. hnswlib copies or moves its whole memory on
+   * a resize, and on some VMs, where fresh or moved memory is slow to touch,
+   * the resize or the next insert then takes tens of milliseconds: a batch
+   * calls this first and gives each of them a turn of the event loop of its own.
+   */
+  reserve(count: number): boolean {
+    if (count <= 0) return false; // nothing to add (and a read may run before the graph is loaded)
+    const needed = this.index.getCurrentCount() + Math.max(0, count - this.free.length);
+    let capacity = this.index.getMaxElements();
+    if (needed <= capacity) return false;
+    while (capacity < needed) capacity = Math.max(16, capacity * 2);
+    this.index.resizeIndex(capacity);
+    return true;
+  }
+
   /** Adds a vector and returns its label. */
-  add(vector: number[]): number {
+  add(vector: ArrayLike<number>): number {
+    // hnswlib-node takes JS arrays only.
+    const points = Array.isArray(vector) ? (vector as number[]) : Array.from(vector);
     const reused = this.free.pop();
     let label: number;
     if (reused !== undefined) {
       label = reused;
-      this.index.addPoint(vector, label);
+      this.index.addPoint(points, label);
       this.unscrubbed.delete(label);
     } else {
       label = this.index.getCurrentCount();
-      if (label >= this.index.getMaxElements()) this.index.resizeIndex(Math.max(16, this.index.getMaxElements() * 2));
-      this.index.addPoint(vector, label);
+      this.reserve(1);
+      this.index.addPoint(points, label);
     }
     if (this.layout && label < this.layout.count) this.changedSinceFile.add(label);
     // Keep what hnswlib stores (the normalised vector), so scans need not read it back.
@@ -425,7 +445,7 @@ async function readSealedIndex(index: Hnsw, file: string, cipher: FileCipher): P
   }
 }
 
-function normalised(v: readonly number[]): Float32Array {
+function normalised(v: ArrayLike<number>): Float32Array {
   let s = 0;
   for (let i = 0; i < v.length; i++) s += v[i]! * v[i]!;
   const n = Math.sqrt(s) || 1;

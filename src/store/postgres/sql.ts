@@ -65,7 +65,7 @@ export const liveSql = (alias: string, now: number, params: Params): string =>
   `(${alias}.expires_at IS NULL OR ${alias}.expires_at > ${params.add(now)})`;
 
 /** pgvector's text form of a vector. */
-export const vectorLiteral = (v: readonly number[]): string => `[${v.join(",")}]`;
+export const vectorLiteral = (v: readonly number[] | Float32Array): string => `[${v.join(",")}]`;
 
 /**
  * pgvector's binary form of a vector (`vector_recv`: int16 dims, int16
