@@ -12,20 +12,12 @@ import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { UniversalSentenceEncoderEmbeddings } from "../src/embeddings/universal-sentence-encoder.js";
 import { HNSWStore } from "../src/store/hnsw/hnsw-store.js";
+import { userFacts } from "./lib/memory-facts.js";
 
 const USERS = Number(process.env.USERS ?? 50);
 const PER_USER = 200;
 const STALL_MS = Number(process.env.STALL_MS ?? 20);
-const SUBJECTS = ["cooking", "running", "jazz", "gardening", "chess", "travel", "photography", "cycling", "baking", "hiking"];
-const VERBS = ["enjoys", "is learning", "dislikes", "teaches", "reads about", "spends weekends on", "wants to try", "gave up"];
-const DETAILS = ["with friends", "alone", "since 2019", "in the mornings", "on holidays", "every week", "with the kids", "at a club", "online", "in winter"];
-const facts = (user: number): string[] =>
-  Array.from({ length: PER_USER }, (_, i) => {
-    const s = SUBJECTS[(i + user) % SUBJECTS.length];
-    const v = VERBS[Math.floor(i / SUBJECTS.length) % VERBS.length];
-    const d = DETAILS[(i * 7 + user) % DETAILS.length];
-    return `User ${v} ${s} ${d} (note ${user}-${i}).`;
-  });
+const facts = (user: number): string[] => userFacts(user, PER_USER);
 
 const use = new UniversalSentenceEncoderEmbeddings();
 const dir = await mkdtemp(join(os.tmpdir(), "bench-stall-"));

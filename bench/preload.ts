@@ -32,6 +32,7 @@ import { HNSWStore } from "../src/store/hnsw/hnsw-store.js";
 import { ScriptedChatModel } from "../test/helpers/scripted-chat-model.js";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
+import { DETAILS, SUBJECTS, userFacts, VERBS } from "./lib/memory-facts.js";
 
 const USERS = 50;
 const PER_USER = 200;
@@ -57,16 +58,7 @@ class SwitchableEmbeddings extends Embeddings {
   }
 }
 
-const SUBJECTS = ["cooking", "running", "jazz", "gardening", "chess", "travel", "photography", "cycling", "baking", "hiking"];
-const VERBS = ["enjoys", "is learning", "dislikes", "teaches", "reads about", "spends weekends on", "wants to try", "gave up"];
-const DETAILS = ["with friends", "alone", "since 2019", "in the mornings", "on holidays", "every week", "with the kids", "at a club", "online", "in winter"];
-const facts = (user: number): string[] =>
-  Array.from({ length: PER_USER }, (_, i) => {
-    const s = SUBJECTS[(i + user) % SUBJECTS.length];
-    const v = VERBS[Math.floor(i / SUBJECTS.length) % VERBS.length];
-    const d = DETAILS[(i * 7 + user) % DETAILS.length];
-    return `User ${v} ${s} ${d} (note ${user}-${i}).`;
-  });
+const facts = (user: number): string[] => userFacts(user, PER_USER);
 const QUESTIONS = ["What should I do this weekend", "Any tips for my hobby", "Plan a trip for me", "What gift would I like", "Suggest something relaxing"];
 const query = (i: number) => `${QUESTIONS[i % QUESTIONS.length]}? Turn ${i}, ${SUBJECTS[i % SUBJECTS.length]} maybe.`;
 

@@ -10,3 +10,20 @@ export function track<T>(p: Promise<T>): { promise: Promise<T>; done: () => bool
 export const ticks = async (n = 20): Promise<void> => {
   for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
 };
+
+/** Counts turns of the event loop (setImmediate) until stopped: how often a task let others run. */
+export function loopTicker(): { stop: () => number } {
+  let ticks = 0;
+  let done = false;
+  const loop = () => {
+    ticks++;
+    if (!done) setImmediate(loop);
+  };
+  setImmediate(loop);
+  return {
+    stop: () => {
+      done = true;
+      return ticks;
+    },
+  };
+}

@@ -8,6 +8,7 @@ import { mapInSlices, TimeSlicer, yieldToLoop } from "../../src/time-slice.js";
 import { encodeVector } from "../../src/embeddings/vector-codec.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { tempDir } from "../helpers/temp-dir.js";
+import { loopTicker } from "../helpers/settle.js";
 
 // FakeEmbeddings is a TEST DOUBLE (deterministic vectors): only the store's own work is under test.
 const cleanups: (() => void | Promise<void>)[] = [];
@@ -18,23 +19,6 @@ function dirForTest(): string {
   const t = tempDir();
   cleanups.push(t.cleanup);
   return t.dir;
-}
-
-/** Counts turns of the event loop (setImmediate) until stopped. */
-function loopTicker() {
-  let ticks = 0;
-  let done = false;
-  const loop = () => {
-    ticks++;
-    if (!done) setImmediate(loop);
-  };
-  setImmediate(loop);
-  return {
-    stop: () => {
-      done = true;
-      return ticks;
-    },
-  };
 }
 
 describe("yieldToLoop and mapInSlices", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { HNSWStore } from "../../src/index.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
+import { loopTicker } from "../helpers/settle.js";
 
 // FakeEmbeddings is a TEST DOUBLE: it answers at once, so only the store's own work is on the event loop.
 describe("a long batch yields to the event loop", () => {
@@ -9,16 +10,9 @@ describe("a long batch yields to the event loop", () => {
     try {
       await store.put(["warm"], "up", { text: "warm up" });
       const ops = Array.from({ length: 2500 }, (_, i) => ({ namespace: ["bulk"], key: `k${i % 2000}`, value: { text: `item ${i} word${i % 97}`, i } }));
-      let ticks = 0;
-      let done = false;
-      const loop = () => {
-        ticks++;
-        if (!done) setImmediate(loop);
-      };
-      setImmediate(loop);
+      const ticker = loopTicker();
       await store.batch(ops);
-      done = true;
-      expect(ticks).toBeGreaterThan(1);
+      expect(ticker.stop()).toBeGreaterThan(1);
       expect(await store.count(["bulk"])).toBe(2000);
       // The later put of a key wins.
       expect((await store.get(["bulk"], "k10"))?.value.i).toBe(2010);
