@@ -20,7 +20,7 @@ import {
   writeManifest,
   writeSnapshot,
 } from "./snapshot.js";
-import { readSnapshotItems, type LoadedItems } from "./snapshot-items.js";
+import { readSnapshotItems } from "./snapshot-items.js";
 import type { StoreState } from "./store-state.js";
 import { VectorIndex, type HnswSettings } from "./vector-index.js";
 import { WriteAheadLog, type LogRecord } from "./write-ahead-log.js";
@@ -70,6 +70,9 @@ export class StoreFiles {
   async open(state: StoreState, index: IndexManifest | null, hnsw: HnswSettings | undefined, efSearchGiven: boolean): Promise<LoadedStore> {
     fs.mkdirSync(this.dir, { recursive: true });
     this.lock = DirectoryLock.acquire(this.dir);
+    // The index read started in the background, if any: a failed open waits for it to finish
+    // (never leave hnswlib reading behind it).
+    let loading: Promise<VectorIndex> | undefined;
     try {
       const manifest = readManifest(this.dir) ?? this.createManifest(index);
       const readCipher = this.checkEncryption(manifest);
@@ -77,15 +80,12 @@ export class StoreFiles {
       checkCompatible(this.dir, manifest.index, index, manifest.itemCount);
       const gen = manifest.generation;
       removeStrays(this.dir, gen);
-      // The index is checked (read through the threadpool for its crc32) while this thread
-      // decodes the items; then hnswlib reads it on the thread pool, and the open does not
-      // wait for that: see VectorIndex.load.
+      // One worker takes both checksums, the items' first, while this thread scans the items; then
+      // hnswlib reads the index on the thread pool, and the open does not wait for that: see VectorIndex.load.
       const file = indexFile(this.dir, gen);
       const items = itemsFile(this.dir, gen);
-      // One worker takes both checksums, the items' first (20 MB at 100k), while this thread scans them.
       const sums = manifest.files?.items && manifest.files.vectors && fs.existsSync(items) && fs.existsSync(file) ? fileChecksumsAsync([items, file]) : [];
       let settings: HnswSettings | undefined;
-      let loading: Promise<VectorIndex> | undefined;
       if (hnsw) {
         // M and efConstruction are baked into the file; efSearch is the
         // caller's when given, else the one recorded (hnswlib resets it to 10).
@@ -101,13 +101,7 @@ export class StoreFiles {
           loading.catch(() => undefined); // awaited below; items may fail first
         }
       }
-      let loadedItems: LoadedItems;
-      try {
-        loadedItems = await readSnapshotItems(items, manifest.itemCount, manifest.files?.items, readCipher, sums[0]);
-      } catch (err) {
-        await settled(loading);
-        throw err;
-      }
+      const loadedItems = await readSnapshotItems(items, manifest.itemCount, manifest.files?.items, readCipher, sums[0]);
       if (settings && !loading && loadedItems.labelEnd > 0) {
         throw new CorruptStoreError(`cannot read vector index ${file}: it is missing, and items refer to its vectors`, file);
       }
@@ -116,12 +110,7 @@ export class StoreFiles {
       if (settings) {
         if (loading) {
           const vectors = await loading;
-          try {
-            vectors.keepLabels(loadedItems.used);
-          } catch (err) {
-            await vectors.whenLoaded().catch(() => undefined);
-            throw err;
-          }
+          vectors.keepLabels(loadedItems.used);
           state.vectors = vectors;
         } else {
           state.vectors = VectorIndex.create(settings);
@@ -133,7 +122,7 @@ export class StoreFiles {
       this.manifest = { ...manifest, index: index && state.vectors ? { ...index, M: state.vectors.settings.M, efConstruction: state.vectors.settings.efConstruction, efSearch: state.vectors.settings.efSearch } : index };
       return { manifest, records: records.filter((r) => r.seq > manifest.seq), droppedTornTail, needsEncryption };
     } catch (err) {
-      await state.vectors?.whenLoaded().catch(() => undefined);
+      await settled(loading);
       this.release();
       throw err;
     }

@@ -199,11 +199,10 @@ export class VectorIndex {
    * items disagree).
    */
   keepLabels(used: Uint8Array): void {
+    if (this.graph) return this.applyUsed(used);
     // A plain file's header tells its size now; a sealed one's is checked once loaded.
-    const count = this.graph?.getCurrentCount() ?? this.layout?.count;
-    if (count !== undefined) this.checkUsed(used, count);
-    if (this.graph) this.applyUsed(used);
-    else this.pendingUsed = used;
+    if (this.layout) this.checkUsed(used, this.layout.count);
+    this.pendingUsed = used;
   }
 
   private checkUsed(used: Uint8Array, count: number): void {
