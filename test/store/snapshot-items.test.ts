@@ -70,6 +70,11 @@ describe("format-3 items codec", () => {
     const loaded = await readSnapshotItems(file, items.length);
     expect(loaded.groups.map((g) => g.decode().length)).toEqual([3, 1]); // grouped by namespace
     expect(loaded.groups[0]!.decode()[2]!.value).toEqual({ back: true });
+    // The expiry range listings and sweeps answer from is the items' own, as for format 3.
+    expect(loaded.groups.map((g) => [g.count, g.firstExpiry, g.lastExpiry])).toEqual([
+      [3, 99, Infinity],
+      [1, Infinity, Infinity],
+    ]);
   });
 
   const good = () => items.map((i, n) => new SnapshotItemEncoder().line(n === 0 ? i : { ...i, ns: i.ns })); // every line names its namespace

@@ -78,16 +78,32 @@ interface GroupRuns extends PendingGroup {
   ranges: number[];
 }
 
+/** A group's counts before its first item (see {@link countItem}). */
+const emptyGroup = (namespace: string[]) => ({ namespace, count: 0, firstExpiry: Infinity, lastExpiry: -Infinity });
+
+/** Counts one more item of `group`, widening its expiry range (Infinity: it never expires). */
+function countItem(group: PendingGroup, exp: number | null | undefined): void {
+  group.count++;
+  const expiry = exp ?? Infinity;
+  if (expiry < group.firstExpiry) group.firstExpiry = expiry;
+  if (expiry > group.lastExpiry) group.lastExpiry = expiry;
+}
+
 /** Reads an items file; undefined when it is missing and may be (an empty store). */
 async function readItemsFile(file: string, expected: number, checksum?: FileChecksum): Promise<Buffer | undefined> {
   try {
     return await fs.promises.readFile(file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-    if (checksum) throw new CorruptStoreError(`items file ${file} is missing (the manifest lists it)`, file);
-    if (expected === 0) return undefined;
-    throw new CorruptStoreError(`items file ${file} is missing`, file);
+    return missingItemsFile(err, file, expected, checksum);
   }
+}
+
+/** After a failed read: undefined when the file may be missing (nothing to read), else the error to throw. */
+function missingItemsFile(err: unknown, file: string, expected: number, checksum?: FileChecksum): undefined {
+  if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  if (checksum) throw new CorruptStoreError(`items file ${file} is missing (the manifest lists it)`, file);
+  if (expected === 0) return undefined;
+  throw new CorruptStoreError(`items file ${file} is missing`, file);
 }
 
 function checkSum(file: string, buf: Buffer, checksum?: FileChecksum): void {
@@ -163,7 +179,7 @@ function checkOutline(file: string, line: string | Buffer, start: number, end: n
   throw new CorruptStoreError(`items file ${file} is corrupt at line ${i + 1} (not an item)`, file);
 }
 
-/** Lines per slice of decoding; between slices the event loop runs (the index loads meanwhile). */
+/** Lines per slice of the scan; between slices the event loop runs (the checksums and the graph load meanwhile). */
 const SLICE = 8192;
 
 /**
@@ -240,11 +256,7 @@ async function scanV3(file: string, bytes: Buffer, footerAt: number, expected: n
       } else at = known;
       groups[at]!.ranges.push(pos);
     }
-    const g = groups[at]!;
-    g.count++;
-    const expiry = exp ?? Infinity;
-    if (expiry < g.firstExpiry) g.firstExpiry = expiry;
-    if (expiry > g.lastExpiry) g.lastExpiry = expiry;
+    countItem(groups[at]!, exp);
     for (let j = 0; j < vec.length; j += 2) {
       labels.push(vec[j] as number);
       owners.push(at);
@@ -275,10 +287,7 @@ function lineAt(file: string, bytes: Buffer, reader: HeaderReader, pos: number, 
 
 function pendingGroup(source: ItemsSource, reader: HeaderReader, namespace: string[], nsKey: string): GroupRuns {
   const group: GroupRuns = {
-    namespace,
-    count: 0,
-    firstExpiry: Infinity,
-    lastExpiry: -Infinity,
+    ...emptyGroup(namespace),
     ranges: [],
     decode: () => {
       const items: StoredItem[] = new Array(group.count);
@@ -314,7 +323,7 @@ function decodeV2(file: string, lines: string[], labels: number[], owners: numbe
     if (at === undefined) {
       byNs.set(key, (at = groups.length));
       const items: StoredItem[] = [];
-      groups.push({ namespace: s.ns, count: 0, firstExpiry: -Infinity, lastExpiry: Infinity, items, decode: () => items });
+      groups.push({ ...emptyGroup(s.ns), items, decode: () => items });
     }
     const group = groups[at]!;
     const vectors = (s.vec ?? []).map(([label, field]) => ({ label, field }));
@@ -323,7 +332,7 @@ function decodeV2(file: string, lines: string[], labels: number[], owners: numbe
       owners.push(at!);
     }
     group.items.push({ id: `${key}\n${s.key}`, namespace: group.namespace, key: s.key, value: s.value, createdAt: s.createdAt, updatedAt: s.updatedAt, expiresAt: s.exp, ttl: s.ttl, index: s.index, vectors });
-    group.count++;
+    countItem(group, s.exp);
   });
   return groups;
 }
@@ -337,10 +346,7 @@ export function readItems(file: string, expected: number, checksum?: FileChecksu
   try {
     buf = fs.readFileSync(file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-    if (checksum) throw new CorruptStoreError(`items file ${file} is missing (the manifest lists it)`, file);
-    if (expected === 0) return [];
-    throw new CorruptStoreError(`items file ${file} is missing`, file);
+    return missingItemsFile(err, file, expected, checksum) ?? [];
   }
   const lines = splitChecked(file, buf, expected, checksum, cipher);
   if (!isV3(lines)) return parseV2(file, lines);
