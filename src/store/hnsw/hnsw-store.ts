@@ -246,11 +246,14 @@ export class HNSWStore extends MemoryStoreBase {
    * every task queued before them; readers run beside other readers and
    * beside a compaction that is writing its files, after every writer
    * queued before them, so they see every write issued earlier and never a
-   * half-applied one.
+   * half-applied one. Writers change the graph, so for a moment after an
+   * open they first wait for it to load; readers that need it wait where
+   * they do (see applyBatch).
    */
   private onState<T>(state: StoreState, fn: (hold: WriteHold) => Promise<T> | T, mode: LockMode = "write"): Promise<T> {
-    return this.lock.run(mode, (hold) => {
+    return this.lock.run(mode, async (hold) => {
       if (this.state !== state || this.closed) throw this.closedError();
+      if (mode === "write") await state.vectors?.whenLoaded();
       return fn(hold);
     });
   }
@@ -288,13 +291,11 @@ export class HNSWStore extends MemoryStoreBase {
   override async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
     const state = await this.ensureOpen();
     const mode = isReadOnly(operations) ? "read" : "write";
-    return this.onState(state, (hold) => this.runBatch(state, operations, hold, mode), mode) as Promise<OperationResults<Op>>;
+    return this.onState(state, (hold) => this.runBatch(state, operations, hold), mode) as Promise<OperationResults<Op>>;
   }
 
-  private async runBatch(state: StoreState, operations: Operation[], hold: WriteHold, mode: LockMode): Promise<unknown[]> {
+  private async runBatch(state: StoreState, operations: Operation[], hold: WriteHold): Promise<unknown[]> {
     if (this.storedIndex && !this.indexConfig) refuseNewVectors(state, operations, this.storedIndex, this.options.path);
-    // Writes change the graph: for a moment after an open it is still loading. Reads that need it wait in applyBatch.
-    if (mode === "write") await state.vectors?.whenLoaded();
     const now = this.clock();
     const prepared = await prepareBatch(operations, {
       state,
@@ -438,7 +439,6 @@ export class HNSWStore extends MemoryStoreBase {
   async reindex(options: ReindexOptions): Promise<void> {
     const state = await this.ensureOpen();
     await this.onState(state, async (hold) => {
-      await state.vectors?.whenLoaded();
       const rebuilt = await rebuildIndex(state, options, {
         current: this.hnswSettings,
         hnsw: this.options.hnsw,
@@ -485,7 +485,6 @@ export class HNSWStore extends MemoryStoreBase {
     validateEntries(entries);
     const state = await this.ensureOpen();
     await this.onState(state, async (hold) => {
-      await state.vectors?.whenLoaded();
       const config = this.indexConfig;
       const written = await writeImport(state, entries, {
         index: config && this.embeddings ? { embeddings: this.embeddings, dims: config.dims } : undefined,
