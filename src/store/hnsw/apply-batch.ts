@@ -82,13 +82,15 @@ export async function applyBatch(
   for (let i = 0; i < operations.length; i++) {
     if (i > 0 && slicer.due) await slicer.pause();
     const op = operations[i]!;
-    let plan: SearchPlan | undefined;
-    if ("namespacePrefix" in op && op.query !== undefined && op.query !== null) {
-      plan = planSearch(state, searchRequest(op, i, prepared), ctx);
+    let search: PlannedSearch | undefined;
+    if ("namespacePrefix" in op) {
+      const req = searchRequest(op, i, prepared);
+      const plan = req.query !== undefined && req.query !== null ? planSearch(state, req, ctx) : undefined;
       // While the store opens, a search that walks the graph waits for it (reads hold no writer back).
-      if (planNeedsGraph(state, plan)) await state.vectors!.whenLoaded();
+      if (plan && planNeedsGraph(state, plan)) await state.vectors!.whenLoaded();
+      search = { req, plan };
     }
-    results.push(applyOne(state, op, i, prepared, ctx, touch, plan));
+    results.push(applyOne(state, op, prepared, ctx, touch, i, search));
     if (resized && prepared.puts.get(i)?.vectors.length) {
       resized = false;
       await slicer.pause();
@@ -106,13 +108,18 @@ const searchRequest = (s: SearchOperation, i: number, prepared: PreparedBatch): 
   queryVector: prepared.queryVectors.get(i),
 });
 
-function applyOne(state: StoreState, op: Operation, i: number, prepared: PreparedBatch, ctx: ApplyContext, touch: Touch, plan?: SearchPlan): unknown {
+/** A search operation's request, and its plan when it has a query. */
+interface PlannedSearch {
+  req: SearchRequest;
+  plan?: SearchPlan;
+}
+
+function applyOne(state: StoreState, op: Operation, prepared: PreparedBatch, ctx: ApplyContext, touch: Touch, i: number, search?: PlannedSearch): unknown {
   const { now } = ctx;
-  if ("namespacePrefix" in op) {
-    const s = op as SearchOperation;
-    const ranked = runSearch(state, searchRequest(s, i, prepared), { now, retrieval: ctx.retrieval, exactScanThreshold: ctx.exactScanThreshold }, plan);
+  if (search) {
+    const ranked = runSearch(state, search.req, ctx, search.plan);
     return ranked.map(({ item, score }) => {
-      touch(item, (s as HNSWSearchOperation).refreshTtl);
+      touch(item, (op as HNSWSearchOperation).refreshTtl);
       const out: SearchItem = toItem(item);
       if (score !== undefined) out.score = score;
       return out;
