@@ -10,8 +10,9 @@ import { defineConfig } from "vitest/config";
  * - browser:  test/browser/  the web inspector in headless Chromium
  * - scale:    test/scale/    1,000,000 items
  * - packaging: test/packaging/ npm pack + a fresh strict consumer project (a full build)
+ * - examples-e2e: test/examples-e2e/ the demo and the chatbot example, spawned as processes
  */
-const HEAVY = ["faults", "postgres", "browser", "cli", "scale", "packaging"] as const;
+const HEAVY = ["faults", "postgres", "browser", "cli", "scale", "packaging", "examples-e2e"] as const;
 const suite = process.env.TEST_SUITE ?? "unit";
 
 export default defineConfig({
