@@ -10,9 +10,11 @@ import { defineConfig } from "vitest/config";
  * - browser:  test/browser/  the web inspector in headless Chromium
  * - scale:    test/scale/    1,000,000 items
  * - packaging: test/packaging/ npm pack + a fresh strict consumer project (a full build)
+ * - security: test/security/ attacks on every surface: the route table, Host and framing, redaction, erasure, option fuzzing
+ * - langgraph-server: test/langgraph-server/ the package inside LangGraph's own JS API server
  * - examples-e2e: test/examples-e2e/ the demo and the chatbot example, spawned as processes
  */
-const HEAVY = ["faults", "postgres", "browser", "cli", "scale", "packaging", "examples-e2e"] as const;
+const HEAVY = ["faults", "postgres", "browser", "cli", "scale", "packaging", "examples-e2e", "security", "langgraph-server"] as const;
 const suite = process.env.TEST_SUITE ?? "unit";
 
 export default defineConfig({
