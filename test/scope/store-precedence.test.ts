@@ -39,8 +39,8 @@ const WARNING = /the runtime passed a store \(InMemoryStore, on config\.store\) 
 
 let runtime: InMemoryStore;
 let own: HNSWStore;
-let warn: ReturnType<typeof vi.spyOn>;
-const warnings = () => warn.mock.calls.map((c) => String(c[0])).filter((m) => WARNING.test(m));
+let warn: { mock: { calls: unknown[][] }; mockRestore(): void };
+const warnings = () => warn.mock.calls.map((c: unknown[]) => String(c[0])).filter((m: string) => WARNING.test(m));
 
 beforeEach(() => {
   runtime = new InMemoryStore();
