@@ -8,6 +8,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   HNSWStore,
@@ -74,4 +75,28 @@ describe("memoryStoreFromEnv", () => {
   it("an invalid URL fails at the call, before anything runs", () => {
     expect(() => memoryStoreFromEnv({ env: { LANGGRAPH_MEMORY_URL: "not a url" } })).toThrow(/not a valid URL/);
   });
+});
+
+/** Files the module loads at import time (static, non-type imports), followed from `entry`. */
+function staticImports(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const source = fs.readFileSync(file, "utf8");
+    // `import type` / `export type` are erased; `import(` (dynamic) is not matched.
+    const re = /^(?:import|export)(?!\s+type\b)[^;]*?from\s+"(\.[^"]+)"|^import\s+"(\.[^"]+)"/gm;
+    for (const m of source.matchAll(re)) visit(path.resolve(path.dirname(file), (m[1] ?? m[2]).replace(/\.js$/, ".ts")));
+  };
+  visit(entry);
+  return seen;
+}
+
+it("the main entry loads nothing of the PostgreSQL store at import time (memoryStoreFromEnv imports it dynamically)", () => {
+  const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../src");
+  const loaded = [...staticImports(path.join(src, "index.ts"))].map((f) => path.relative(src, f));
+  expect(loaded).toContain(path.join("scope", "memory-store-from-env.ts"));
+  expect(loaded).toContain(path.join("store", "hnsw", "hnsw-store.ts")); // the walker follows the graph
+  expect(loaded.filter((f) => f.startsWith(path.join("store", "postgres")))).toEqual([]);
+  expect(fs.readFileSync(path.join(src, "scope", "memory-store-from-env.ts"), "utf8")).toContain('await import("../store/postgres/index.js")');
 });
