@@ -94,7 +94,9 @@ export function memoryStoreKindFromEnv(env: Record<string, string | undefined> =
  *   process — for development and one container with one worker.
  *
  * Exactly one must be set, else `MemoryStoreConfigError` (at this call, before
- * anything is opened). Nothing is opened here: every store opens at its first
+ * anything is opened); so is a URL that is not `http(s)://` or a database URL
+ * that is not `postgres(ql)://`. A relative `LANGGRAPH_MEMORY_PATH` is taken
+ * from the process's working directory. Nothing is opened here: every store opens at its first
  * operation. Pass the result as the `store` OPTION of `withMemory`,
  * `memoryMiddleware`, `callModel`, … — not (only) to `compile({ store })`,
  * which a LangGraph API server overrides with its own index-less store.
@@ -106,9 +108,28 @@ export function memoryStoreKindFromEnv(env: Record<string, string | undefined> =
  * export const graph = withMemory({ model, namespace: ["users", "{langgraph_auth_user_id}"], store }).compile();
  * ```
  */
+function checkProtocol(name: string, value: string, allowed: string[]): void {
+  let protocol: string;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    throw new MemoryStoreConfigError(`memoryStoreFromEnv: ${name} is not a valid URL: ${JSON.stringify(redact(value))}`);
+  }
+  if (!allowed.includes(protocol)) {
+    throw new MemoryStoreConfigError(`memoryStoreFromEnv: ${name} must be a ${allowed.join(" or ")} URL, got ${JSON.stringify(protocol)}`);
+  }
+}
+
+/** A URL with its password (if any) masked, for error messages. */
+function redact(value: string): string {
+  return value.replace(/\/\/([^:/@]*):[^@/]*@/, "//$1:***@");
+}
+
 export function memoryStoreFromEnv(options: MemoryStoreFromEnvOptions = {}): BaseStore {
   const env = options.env ?? process.env;
   const kind = memoryStoreKindFromEnv(env);
+  if (kind === "remote") checkProtocol(MEMORY_STORE_ENV.url, present(env, MEMORY_STORE_ENV.url)!, ["http:", "https:"]);
+  if (kind === "postgres") checkProtocol(MEMORY_STORE_ENV.databaseUrl, present(env, MEMORY_STORE_ENV.databaseUrl)!, ["postgres:", "postgresql:"]);
   const index = (): IndexConfig => options.index ?? { dims: 512, embeddings: new UniversalSentenceEncoderEmbeddings(), fields: ["text"] };
   if (kind === "remote") {
     return new RemoteStore({ ...options.remote, url: present(env, MEMORY_STORE_ENV.url)!, apiKey: present(env, MEMORY_STORE_ENV.apiKey) });

@@ -72,8 +72,18 @@ describe("memoryStoreFromEnv", () => {
     await expect(store.get(["users", "1"], "a")).rejects.toBeInstanceOf(StoreClosedError);
   });
 
-  it("an invalid URL fails at the call, before anything runs", () => {
-    expect(() => memoryStoreFromEnv({ env: { LANGGRAPH_MEMORY_URL: "not a url" } })).toThrow(/not a valid URL/);
+  it("a URL that is not one fails at the call, before anything runs, without echoing a password", () => {
+    expect(() => memoryStoreFromEnv({ env: { LANGGRAPH_MEMORY_URL: "not a url" } })).toThrow(MemoryStoreConfigError);
+    expect(() => memoryStoreFromEnv({ env: { LANGGRAPH_MEMORY_URL: "file:///etc/passwd" } })).toThrow(/LANGGRAPH_MEMORY_URL must be a http: or https: URL, got "file:"/);
+    expect(() => memoryStoreFromEnv({ env: { DATABASE_URL: "mysql://u:secret@db/x" } })).toThrow(/DATABASE_URL must be a postgres: or postgresql: URL/);
+    let message = "";
+    try {
+      memoryStoreFromEnv({ env: { DATABASE_URL: "postgres://u:secret@db:notaport/x" } });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/not a valid URL/);
+    expect(message).not.toContain("secret");
   });
 });
 
