@@ -11,6 +11,14 @@ type AnyStore = BaseStore & { close?: () => Promise<void> };
  * `memoryStoreFromEnv()` does for PostgreSQL, whose module is loaded by a
  * dynamic import only then). A failed open is not cached: the next call
  * tries again.
+ *
+ * @example
+ * ```ts
+ * const store = new LazyStore("PostgresMemoryStore", async () => {
+ *   const { PostgresMemoryStore } = await import("langgraph-hnsw-memory/postgres");
+ *   return new PostgresMemoryStore({ connectionString: process.env.DATABASE_URL, index });
+ * });
+ * ```
  */
 export class LazyStore extends BaseStore {
   private opening?: Promise<AnyStore>;
