@@ -173,3 +173,10 @@ export class MissingPeerDependencyError extends MemoryError {
     super(`The '${packageName}' package is required to use ${feature}. Install it with: npm install ${packageName}`);
   }
 }
+
+/**
+ * `memoryStoreFromEnv()` found no memory store configured in the environment,
+ * or more than one (`LANGGRAPH_MEMORY_URL`, `DATABASE_URL`,
+ * `LANGGRAPH_MEMORY_PATH`). The message names the variables it saw.
+ */
+export class MemoryStoreConfigError extends MemoryError {}

@@ -102,3 +102,8 @@ export type { EncryptionOptions, EncryptionKey } from "./store/hnsw/cipher.js";
 export { EncryptedSerializer, type EncryptedSerializerOptions } from "./privacy/encrypted-serializer.js";
 // Client of a memory server (also at the subpath `langgraph-hnsw-memory/remote`; the server itself is `langgraph-hnsw-memory/server`)
 export { RemoteStore, type RemoteStoreOptions } from "./store/remote/remote-store.js";
+
+// LangGraph API server (`langgraph dev`, Platform): the store chosen by environment variables
+export { memoryStoreFromEnv, memoryStoreKindFromEnv, MEMORY_STORE_ENV, type MemoryStoreFromEnvOptions, type MemoryStoreKind } from "./scope/memory-store-from-env.js";
+export { LazyStore } from "./scope/lazy-store.js";
+export type { StoreReplacedLogger } from "./scope/resolve-store.js";

@@ -32,6 +32,8 @@ export interface MemoryMiddlewareOptions
   /**
    * The store. Prefer passing it: the one createAgent hands to middleware is
    * LangGraph's per-run batching wrapper (it is unwrapped when used).
+   * Used even when the runtime injects another store (`compile({ store })`,
+   * `createAgent({ store })`, a LangGraph API server's own); see resolveStore.
    * @default runtime.store (what `createAgent({ store })` passes)
    */
   store?: BaseStore;

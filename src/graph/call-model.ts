@@ -39,7 +39,9 @@ export interface CallModelOptions {
   /** How memories reach the model. @default "preload" */
   mode?: MemoryMode;
   /**
-   * The store to recall from. Prefer passing it (see resolveStore).
+   * The store to recall from. Prefer passing it.
+   * Used even when the runtime injects another store (`compile({ store })`,
+   * `createAgent({ store })`, a LangGraph API server's own); see resolveStore.
    * @default config.store
    */
   store?: BaseStore;
