@@ -1,5 +1,18 @@
-import type { FastifyError, FastifyInstance } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { errorToWire, type WireError } from "../store/remote/wire.js";
+import { MAX_ID_LENGTH } from "./memory-routes.js";
+import { applySecurityHeaders } from "./security-headers.js";
+
+/**
+ * Fastify's `frameworkErrors`: a URL that cannot be decoded, or a path
+ * parameter longer than the router's limit, gets the same body as every
+ * other refusal (these bypass the hooks, so the security headers are set here).
+ */
+export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const message = error.code === "FST_ERR_MAX_PARAM_LENGTH" ? `a path parameter is longer than this server accepts (ids are at most ${MAX_ID_LENGTH} characters)` : error.message;
+  applySecurityHeaders(reply);
+  reply.code(400).send({ error: "InvalidArgumentError", message, statusCode: 400 } satisfies WireError);
+}
 
 /**
  * Every failure becomes a JSON body `{ error, message, statusCode }` whose
