@@ -7,12 +7,12 @@ export interface RawAnswer {
   text: string;
 }
 
-export function raw(port: number, method: string, path: string, options: { headers?: Record<string, string>; body?: unknown; host?: string | null } = {}): Promise<RawAnswer> {
-  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+export function raw(port: number, method: string, path: string, options: { headers?: Record<string, string>; body?: unknown; rawBody?: string; host?: string | null } = {}): Promise<RawAnswer> {
+  const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   const headers: Record<string, string> = { ...options.headers };
   if (options.host !== null) headers.host = options.host ?? `127.0.0.1:${port}`;
   if (body !== undefined) {
-    headers["content-type"] = "application/json";
+    headers["content-type"] ??= "application/json";
     headers["content-length"] = String(Buffer.byteLength(body));
   }
   return new Promise((resolve, reject) => {
