@@ -23,6 +23,10 @@ import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { tally } from "./server-counts.js";
 
+// Page-side globals of the functions handed to page.evaluate (the test's tsconfig has no DOM lib).
+declare const document: { documentElement: { outerHTML: string }; createElement(tag: string): { textContent: string; src: string; setAttribute(k: string, v: string): void }; body: { append(node: unknown): void } };
+declare const window: Record<string, unknown>;
+
 const CHROMIUM = "/usr/bin/chromium";
 const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`test/security: ${CHROMIUM} is absent; the browser Host/framing checks are skipped`);
@@ -173,7 +177,7 @@ describe.skipIf(!hasChromium)("rebinding and framing in headless Chromium", () =
         img.src = "data:,x";
         document.body.append(img);
         await new Promise((r) => setTimeout(r, 200));
-        return { inline: (window as { __pwned?: boolean }).__pwned === true, handler: (window as { __pwned2?: boolean }).__pwned2 === true };
+        return { inline: window.__pwned === true, handler: window.__pwned2 === true };
       });
       counts.count("injected inline script under the inspector's CSP", !ran.inline, "inline <script> ran");
       counts.count("injected inline script under the inspector's CSP", !ran.handler, "inline event handler ran");
