@@ -143,6 +143,13 @@ describe("server bad input", () => {
     expect(standardError(r, 413, "ResponseTooLargeError"), r.text.slice(0, 200)).toBe(true);
     expect(JSON.parse(r.text).message).toMatch(/1000000 results.*maximum 10000 \(maxResultsPerRequest\)/);
     expect(ms).toBeLessThan(1000);
+    // 16 of them at once (they once took the server to 4.7 GB): all refused, memory flat.
+    const rss0 = process.memoryUsage().rss;
+    const many = await Promise.all(Array.from({ length: 16 }, () => raw(s.port, "POST", "/store/batch", { headers: user, body })));
+    const grewMb = (process.memoryUsage().rss - rss0) / 2 ** 20;
+    for (const m of many) counts.count("batch asking for 1,000,000 results", standardError(m, 413, "ResponseTooLargeError"), `${m.status}`);
+    expect(many.map((m) => m.status)).toEqual(many.map(() => 413));
+    expect(grewMb).toBeLessThan(200);
     // Within the budget it works: 10 searches × limit 1,000.
     const ok = await raw(s.port, "POST", "/store/batch", { headers: user, body: { operations: body.operations.slice(0, 10) } });
     expect(ok.status).toBe(200);
