@@ -2,7 +2,7 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import Fastify, { type FastifyInstance } from "fastify";
 import { InvalidArgumentError } from "../errors.js";
 import { installAuth } from "./auth.js";
-import { frameworkErrorHandler, installErrorHandling } from "./http-errors.js";
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from "./http-errors.js";
 import { installJsonDepthLimit } from "./json-body.js";
 import { MAX_ID_LENGTH, registerMemoryRoutes } from "./memory-routes.js";
 import type { MemoryServerOptions } from "./options.js";
@@ -68,6 +68,7 @@ export function createMemoryServer(options: MemoryServerOptions): FastifyInstanc
     // Path ids may be MAX_ID_LENGTH characters, each percent-encoded as up to 12 bytes; the schema enforces the limit itself.
     routerOptions: { maxParamLength: MAX_ID_LENGTH * 12 },
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   });
   app.decorate("memoryStore", options.store);
   installErrorHandling(app);

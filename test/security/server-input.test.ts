@@ -181,7 +181,7 @@ describe("server bad input", () => {
     }
   });
 
-  it("every refusal has the same body shape: unknown route, undecodable URL, over-long path, bad JSON, oversized body", async () => {
+  it("every refusal has the same body shape: unknown route, undecodable URL, over-long path, bad JSON, oversized body, no credentials, oversized headers", async () => {
     const cases: [RawAnswer, number, string][] = [
       [await raw(s.port, "GET", "/nope", { headers: user }), 404, "NotFoundError"],
       [await raw(s.port, "GET", "/v1/store/memories/%zz", { headers: user }), 400, "InvalidArgumentError"],
@@ -189,6 +189,7 @@ describe("server bad input", () => {
       [await send("POST", "/store/batch", "{not json"), 400, "InvalidArgumentError"],
       [await send("POST", "/store/batch", JSON.stringify({ operations: [], pad: "x".repeat(1_100_000) })), 413, "PayloadTooLargeError"],
       [await raw(s.port, "POST", "/store/batch", { body: { operations: [] } }), 401, "UnauthorizedError"],
+      [await raw(s.port, "GET", "/ok", { headers: { "x-pad": "x".repeat(20_000) } }), 431, "InvalidArgumentError"],
     ];
     for (const [r, status, name] of cases) {
       const held = counts.count("one error body shape", standardError(r, status, name), `${r.status} ${r.text.slice(0, 120)}`);
