@@ -82,6 +82,7 @@ export interface MemoryServerOptions {
    * `authenticate`; the anonymous path otherwise): the DNS-rebinding guard.
    * An entry `"name"` allows that name on the port the request arrived on,
    * `"name:port"` that port only. Other hosts get `HostNotAllowedError` (421).
+   * `startMemoryServer` adds the address it listens on (e.g. `127.0.0.2`).
    * @default ["127.0.0.1", "localhost", "[::1]"]
    */
   allowedHosts?: string[];

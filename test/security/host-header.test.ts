@@ -103,6 +103,22 @@ describe("Host allowlist for servers without credentials", () => {
     }
   });
 
+  it("startMemoryServer on another loopback address answers to that address too", async () => {
+    const tmp = tempDir("security-host-start-");
+    const { startMemoryServer } = await import("../../src/server/index.js");
+    const server = await startMemoryServer({ store: new HNSWStore({ path: tmp.dir }), allowUnauthenticated: true, host: "127.0.0.2", port: 0, handleSignals: false, logger: false });
+    try {
+      const port = Number(new URL(server.url).port);
+      const r = await fetch(`${server.url}/ok`);
+      expect(r.status).toBe(200);
+      expect((await raw(port, "GET", "/ok", { address: "127.0.0.2", host: `attacker.example:${port}` })).status).toBe(421);
+      expect((await raw(port, "GET", "/ok", { address: "127.0.0.2", host: `localhost:${port}` })).status).toBe(200);
+    } finally {
+      await server.close();
+      tmp.cleanup();
+    }
+  });
+
   it("with credentials configured, the anonymous path is guarded and authenticated callers are not", async () => {
     const s = await serve({ apiKey: API_KEY, authenticate: bearerAuth, allowUnauthenticated: true });
     try {

@@ -7,7 +7,7 @@ export interface RawAnswer {
   text: string;
 }
 
-export function raw(port: number, method: string, path: string, options: { headers?: Record<string, string>; body?: unknown; rawBody?: string; host?: string | null } = {}): Promise<RawAnswer> {
+export function raw(port: number, method: string, path: string, options: { headers?: Record<string, string>; body?: unknown; rawBody?: string; host?: string | null; address?: string } = {}): Promise<RawAnswer> {
   const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   const headers: Record<string, string> = { ...options.headers };
   if (options.host !== null) headers.host = options.host ?? `127.0.0.1:${port}`;
@@ -16,7 +16,7 @@ export function raw(port: number, method: string, path: string, options: { heade
     headers["content-length"] = String(Buffer.byteLength(body));
   }
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, method, path, headers, setHost: false, agent: false }, (res) => {
+    const req = http.request({ host: options.address ?? "127.0.0.1", port, method, path, headers, setHost: false, agent: false }, (res) => {
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (c) => (text += c));
