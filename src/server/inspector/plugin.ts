@@ -1,7 +1,10 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { InvalidArgumentError, InvalidNamespaceError, MemoryError } from "../../errors.js";
+import { LOOPBACK_HOSTS } from "../host-guard.js";
+import { pageCsp } from "../security-headers.js";
 import { InspectorApi, namespaceParam } from "./api.js";
+import { installInspectorGuard } from "./guard.js";
 import { renderPage } from "./page.js";
 
 /** Options for {@link inspectorPlugin}. */
@@ -13,6 +16,12 @@ export interface InspectorOptions {
    * @default "langgraph-memory"
    */
   title?: string;
+  /**
+   * `Host` names the inspector answers when it runs on its own (not behind
+   * a memory server, whose `allowedHosts` applies then): the DNS-rebinding guard.
+   * @default ["127.0.0.1", "localhost", "[::1]"]
+   */
+  allowedHosts?: string[];
 }
 
 function sendError(reply: FastifyReply, err: unknown): FastifyReply {
@@ -39,21 +48,19 @@ export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app,
   const title = options.title ?? "langgraph-memory";
 
   // The page is a shell without data (public, so a browser can open it); its
-  // script loads everything through the JSON routes below, which sit behind
-  // the server's auth hook and are for services (an API key) or an open
-  // loopback server, never for end users, who would see everyone's memories.
-  app.get("/", { config: { public: true } }, async (_req, reply) => {
-    return reply.type("text/html; charset=utf-8").send(renderPage({ title, namespaces: [] }));
-  });
-  app.addHook("preHandler", async (req, reply) => {
-    if (!req.url.startsWith("/inspector/api/")) return;
-    const scope = (req as { memoryScope?: { kind?: string } | null }).memoryScope;
-    if (scope && scope.kind === "user") {
-      return reply.code(403).send({ error: "ForbiddenError", message: "the inspector is for services (an API key), not for end users" });
-    }
+  // script loads everything through the JSON routes below, which are for
+  // services (an API key) or an open loopback server, never for end users,
+  // who would see everyone's memories. Each route declares its rule; the
+  // guard checks the rule of the route Fastify matched.
+  installInspectorGuard(app, options.allowedHosts ?? LOOPBACK_HOSTS);
+  const service = { access: "service" } as const;
+  const html = renderPage({ title, namespaces: [] });
+  const csp = pageCsp(html); // the page's own inline script and style, by hash; nothing else runs
+  app.get("/", { config: { access: "public" } }, async (_req, reply) => {
+    return reply.type("text/html; charset=utf-8").header("content-security-policy", csp).send(html);
   });
 
-  app.get("/inspector/api/namespaces", async (_req, reply) => {
+  app.get("/inspector/api/namespaces", { config: service }, async (_req, reply) => {
     try {
       return { namespaces: await api.namespaces() };
     } catch (err) {
@@ -61,7 +68,7 @@ export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app,
     }
   });
 
-  app.get<{ Querystring: { namespace?: string; query?: string; limit?: string } }>("/inspector/api/memories", async (req, reply) => {
+  app.get<{ Querystring: { namespace?: string; query?: string; limit?: string } }>("/inspector/api/memories", { config: service }, async (req, reply) => {
     try {
       const ns = namespaceParam(req.query.namespace ?? "");
       const limit = req.query.limit === undefined ? undefined : Number(req.query.limit);
@@ -71,7 +78,7 @@ export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app,
     }
   });
 
-  app.delete<{ Body: { namespace?: unknown; key?: unknown } }>("/inspector/api/memories", async (req, reply) => {
+  app.delete<{ Body: { namespace?: unknown; key?: unknown } }>("/inspector/api/memories", { config: service }, async (req, reply) => {
     try {
       const ns = namespaceParam(req.body?.namespace);
       const key = req.body?.key;
@@ -82,7 +89,7 @@ export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app,
     }
   });
 
-  app.post<{ Body: { namespace?: unknown; confirm?: unknown } }>("/inspector/api/forget", async (req, reply) => {
+  app.post<{ Body: { namespace?: unknown; confirm?: unknown } }>("/inspector/api/forget", { config: service }, async (req, reply) => {
     try {
       const ns = namespaceParam(req.body?.namespace);
       if (req.body?.confirm !== ns.join(".")) {
