@@ -3,6 +3,7 @@ import { InvalidArgumentError } from "../errors.js";
 import { currentActor } from "./actor.js";
 import { INTERNAL_ROOTS } from "./audit-log.js";
 import { deleteUnder, ProtectedStore } from "./protected-store.js";
+import { personProcedureNamespaces } from "../scope/procedure-namespace.js";
 
 /** Options for {@link cleanup}. */
 export interface CleanupOptions {
@@ -68,6 +69,13 @@ export async function cleanup(store: BaseStore, options: CleanupOptions): Promis
 export interface ErasePersonOptions {
   /** Every prefix that holds the person's data, e.g. `[["users", "42"], ["episodes", "42"]]`. */
   namespaces: string[][];
+  /**
+   * The person's user id: their learned instructions and feedback
+   * (`["procedures", agentId, userId]`, `["procedure_feedback", agentId, userId]`
+   * for every agent) are erased too, with their kept versions.
+   * @default undefined (procedural memory is left alone)
+   */
+  userId?: string;
 }
 
 /** What {@link erasePerson} removed. */
@@ -96,7 +104,8 @@ export async function erasePerson(store: BaseStore, options: ErasePersonOptions)
   }
   const inner = store instanceof ProtectedStore ? store.inner : store;
   const report: ErasureReport = { namespaces: [], total: 0, auditUnlinked: false };
-  for (const namespace of options.namespaces) {
+  const procedures = options.userId === undefined ? [] : await personProcedureNamespaces(inner, options.userId);
+  for (const namespace of [...options.namespaces, ...procedures]) {
     const items = await deleteUnder(inner, namespace);
     const history = await deleteUnder(inner, ["memory_history", ...namespace]);
     let cursors = 0;
