@@ -46,7 +46,7 @@ export function lineDiff(before: string, after: string): LineDiff {
       if (i < a.length && j < b.length && a[i] === b[j]) {
         lines.push({ op: " ", text: a[i++] });
         j++;
-      } else if (j < b.length && (i >= a.length || lcs[i * w + j + 1] >= lcs[(i + 1) * w + j])) {
+      } else if (j < b.length && (i >= a.length || lcs[i * w + j + 1] > lcs[(i + 1) * w + j])) {
         lines.push({ op: "+", text: b[j++] });
       } else {
         lines.push({ op: "-", text: a[i++] });

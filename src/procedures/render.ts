@@ -13,6 +13,10 @@ export interface Trajectory {
 /** Tags of the optimizer's input; conversation text cannot open or close them. */
 const TAGS = /<(\/?)(current_instructions|conversations|conversation|feedback|review|recommendations)\b/gi;
 const neutralise = (s: string) => s.replace(TAGS, "‹$1$2");
+/** Conversation text: tags neutralised and continuation lines indented, so no line of it can pass for a feedback line. */
+const quoted = (s: string) => neutralise(s).replace(/\r?\n/g, "\n  ");
+/** Feedback text: one line. */
+const oneLine = (s: string) => neutralise(s).replace(/\s*\n\s*/g, " ");
 
 /** Longest rendering of one conversation (its end is kept). */
 export const MAX_TRAJECTORY_CHARS = 4000;
@@ -21,14 +25,14 @@ export const MAX_TRAJECTORY_CHARS = 4000;
 export function renderTrajectory(t: Trajectory, n: number): string {
   const turns = toPlainMessages(t.messages ?? [])
     .filter((m) => (m.role === "user" || m.role === "assistant") && m.text.length > 0)
-    .map((m) => `${m.role}: ${neutralise(m.text)}`)
+    .map((m) => `${m.role}: ${quoted(m.text)}`)
     .join("\n");
   const clipped = turns.length > MAX_TRAJECTORY_CHARS ? `…${turns.slice(-MAX_TRAJECTORY_CHARS)}` : turns;
   const f = t.feedback ?? {};
   const feedback = [
     f.score === undefined ? "" : `score: ${f.score}`,
-    f.comment ? `comment: ${neutralise(f.comment)}` : "",
-    f.correction ? `correction typed by the user: ${neutralise(f.correction)}` : "",
+    f.comment ? `comment: ${oneLine(f.comment)}` : "",
+    f.correction ? `correction typed by the user: ${oneLine(f.correction)}` : "",
   ].filter(Boolean);
   return `<conversation id="${n}">\n${clipped}\n<feedback>\n${feedback.join("\n") || "(none)"}\n</feedback>\n</conversation>`;
 }
