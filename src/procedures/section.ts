@@ -82,15 +82,18 @@ export async function learnedInstructionsSection(
   const budget = (options.maxTokens ?? 1000) * 4;
   const lines = [LEARNED_INSTRUCTIONS_HEADER, LEARNED_INSTRUCTIONS_PREAMBLE];
   let size = lines.join("\n").length;
-  const add = (text: string) => {
-    for (const line of text.split("\n")) {
+  // Adds lines while they fit; `atomic` lines come together or not at all.
+  const add = (more: string[], atomic: number) => {
+    const head = more.slice(0, atomic).reduce((n, l) => n + l.length + 1, 0);
+    if (size + head > budget) return false;
+    for (const line of more) {
       if (size + line.length + 1 > budget) return false;
       lines.push(line);
       size += line.length + 1;
     }
     return true;
   };
-  if (agent && !add(agent.instructions)) return lines.length > 2 ? lines.join("\n") : undefined;
-  if (user && add("For this user:")) add(user.instructions);
+  const agentDone = agent ? add(agent.instructions.split("\n"), 1) : true;
+  if (agentDone && user) add(["For this user:", ...user.instructions.split("\n")], 2);
   return lines.length > 2 ? lines.join("\n") : undefined;
 }
