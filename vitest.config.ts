@@ -13,8 +13,9 @@ import { defineConfig } from "vitest/config";
  * - security: test/security/ attacks on every surface: the route table, Host and framing, redaction, erasure, option fuzzing
  * - langgraph-server: test/langgraph-server/ the package inside LangGraph's own JS API server
  * - examples-e2e: test/examples-e2e/ the demo and the chatbot example, spawned as processes
+ * - procedures-server: test/procedures-server/ the inspector's procedure routes over real HTTP
  */
-const HEAVY = ["faults", "postgres", "browser", "cli", "scale", "packaging", "examples-e2e", "security", "langgraph-server"] as const;
+const HEAVY = ["faults", "postgres", "browser", "cli", "scale", "packaging", "examples-e2e", "security", "langgraph-server", "procedures-server"] as const;
 const suite = process.env.TEST_SUITE ?? "unit";
 
 export default defineConfig({

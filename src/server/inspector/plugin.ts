@@ -3,6 +3,7 @@ import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { InvalidArgumentError, InvalidNamespaceError, MemoryError } from "../../errors.js";
 import { InspectorApi, namespaceParam } from "./api.js";
 import { renderPage } from "./page.js";
+import { registerProcedureRoutes } from "./procedures-api.js";
 
 /** Options for {@link inspectorPlugin}. */
 export interface InspectorOptions {
@@ -81,6 +82,8 @@ export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app,
       return sendError(reply, err);
     }
   });
+
+  registerProcedureRoutes(app, options.store, sendError);
 
   app.post<{ Body: { namespace?: unknown; confirm?: unknown } }>("/inspector/api/forget", async (req, reply) => {
     try {
