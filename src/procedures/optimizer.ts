@@ -298,7 +298,9 @@ export class ProcedureOptimizer {
   /**
    * {@link learn} after `delaySeconds` with no newer call for the same store
    * and scope (the extractor's debounced scheduler: runs for one scope never
-   * overlap; failures are retried, then logged). Never rejects.
+   * overlap; failures are retried, then logged). The returned promise never
+   * rejects; bad arguments, and an agent-wide target without the `agentWide`
+   * policy, throw at once.
    */
   learnInBackground(store: BaseStore, target: LearnTarget, options: { delaySeconds: number }): Promise<LearnResult | undefined> {
     const real = underlyingStore(store);
@@ -306,7 +308,7 @@ export class ProcedureOptimizer {
     const delay = options?.delaySeconds;
     if (typeof delay !== "number" || !Number.isFinite(delay) || delay < 0) throw new InvalidArgumentError(`delaySeconds must be a number ≥ 0, got ${JSON.stringify(delay)}`);
     if ((target.userId === undefined) && (this.options.agentWide ?? "deny") === "deny") {
-      return Promise.reject(new ProcedureChangeRejectedError(`agent-wide learning for ${JSON.stringify(target.agentId)} needs the agentWide policy`, "not_approved"));
+      throw new ProcedureChangeRejectedError(`agent-wide learning for ${JSON.stringify(target.agentId)} needs the agentWide policy`, "not_approved");
     }
     let id = this.storeIds.get(real);
     if (id === undefined) this.storeIds.set(real, (id = nextStoreId++));

@@ -163,7 +163,7 @@ describe("injection: feedback and messages cannot rewrite the agent for other us
     const err = await optimizer.learn(store, { agentId: "bot", includeUserFeedback: true }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProcedureChangeRejectedError);
     expect((err as ProcedureChangeRejectedError).reason).toBe("not_approved");
-    await expect(optimizer.learnInBackground(store, { agentId: "bot" }, { delaySeconds: 0 })).rejects.toThrow(ProcedureChangeRejectedError);
+    expect(() => optimizer.learnInBackground(store, { agentId: "bot" }, { delaySeconds: 0 })).toThrow(ProcedureChangeRejectedError);
     expect(m.calls.length).toBe(0);
     expect((await getProcedure(store, { agentId: "bot" }))?.version).toBe(1);
   });
