@@ -92,8 +92,9 @@ export interface ErasureReport {
  * prefixes you name), the kept versions of those, the extractor's and episode
  * writer's cursors, and — when the store is a {@link ProtectedStore} with an
  * audit log — their audit entries are made unlinkable (their salt is
- * destroyed; the chain stays verifiable). The right to be forgotten beats the
- * history. On HNSWStore, deleted data leaves the disk as its purge guarantee states.
+ * destroyed; the chain stays verifiable). With `userId`, their learned
+ * instructions and feedback (procedural memory) go too. The right to be
+ * forgotten beats the history. On HNSWStore, deleted data leaves the disk as its purge guarantee states.
  */
 export async function erasePerson(store: BaseStore, options: ErasePersonOptions): Promise<ErasureReport> {
   if (!Array.isArray(options?.namespaces) || options.namespaces.length === 0) {

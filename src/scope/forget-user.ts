@@ -64,7 +64,9 @@ async function deleteUnder(store: BaseStore, prefix: string[]): Promise<number> 
  * "Forget this person": deletes everything stored under the user's namespace
  * AND the extractor's cursors and kept versions (`memory_history`) for it,
  * and with `options.episodes` the user's episodes, episode cursors and their
- * kept versions, on any `BaseStore`. (`erasePerson` from the privacy
+ * kept versions, and the user's learned instructions and feedback for every
+ * agent (procedural memory; user id from `options.userId` or `values.user_id`),
+ * on any `BaseStore`. (`erasePerson` from the privacy
  * helpers does the same from resolved prefixes and also unlinks audit
  * entries.) Background
  * extractions for that namespace are run to completion first, so none lands
