@@ -223,3 +223,26 @@ export class JsonTooDeepError extends InvalidArgumentError {}
  * `limit`s, fewer searches per batch) and page with `offset`.
  */
 export class ResponseTooLargeError extends MemoryError {}
+
+/**
+ * A proposed change to an agent's learned instructions was refused: too
+ * long, too large a change, unsafe-looking text, an agent-wide change
+ * without a policy or approval, or a version that moved on meanwhile.
+ * Nothing was written. `reason` says which rule refused it.
+ */
+export class ProcedureChangeRejectedError extends MemoryError {
+  constructor(
+    message: string,
+    /** The rule that refused the change. */
+    readonly reason: "too_long" | "diff_too_large" | "empty" | "unsafe" | "not_approved" | "conflict",
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A prompt-optimizer run would exceed its budget (`maxCallsPerRun` or
+ * `maxCharsPerRun`), e.g. the current instructions alone are larger than the
+ * character budget. No model call beyond the budget was made.
+ */
+export class OptimizerBudgetError extends MemoryError {}

@@ -1,4 +1,5 @@
 /** The inspector's one page: server-rendered HTML, a small script, no build step. */
+import { PROCEDURES_PANEL } from "./procedures-panel.js";
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
@@ -116,5 +117,6 @@ export function renderPage(options: { title: string; namespaces: { namespace: st
 <form id="searchform"><input id="query" placeholder="search by meaning" aria-label="search"><button class="act">Search</button></form>
 <table><thead><tr><th id="scorehead" style="display:none">Score</th><th>Memory</th><th>Key</th><th>Source</th><th>Created</th><th>Updated</th><th>TTL left</th><th></th></tr></thead>
 <tbody id="rows"></tbody></table><div id="status"></div></section></main>
-<script>${SCRIPT}</script></body></html>`;
+<script>${SCRIPT}</script>
+${PROCEDURES_PANEL}</body></html>`;
 }

@@ -6,6 +6,7 @@ import { pageCsp } from "../security-headers.js";
 import { InspectorApi, namespaceParam } from "./api.js";
 import { installInspectorGuard } from "./guard.js";
 import { renderPage } from "./page.js";
+import { registerProcedureRoutes } from "./procedures-api.js";
 
 /** Options for {@link inspectorPlugin}. */
 export interface InspectorOptions {
@@ -88,6 +89,8 @@ export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app,
       return sendError(reply, err);
     }
   });
+
+  registerProcedureRoutes(app, options.store, sendError);
 
   app.post<{ Body: { namespace?: unknown; confirm?: unknown } }>("/inspector/api/forget", { config: service }, async (req, reply) => {
     try {
