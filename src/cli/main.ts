@@ -7,6 +7,8 @@ import { registerMaintenanceCommands } from "./commands/maintain.js";
 import { registerVerifyCommand } from "./commands/verify.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerPrivacyCommands } from "./commands/privacy.js";
+import { registerInitCommand } from "./commands/init.js";
+import { exitQuietlyOnClosedPipe } from "./closed-pipe.js";
 
 /** The `langgraph-memory` program: every command, with the global options. */
 export function buildProgram(): Command {
@@ -18,6 +20,7 @@ export function buildProgram(): Command {
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
   program.configureOutput({ outputError: (str, write) => write(str.split("\n")[0] + "\n") });
+  registerInitCommand(program);
   registerReadCommands(program);
   registerTransferCommands(program);
   registerMaintenanceCommands(program);
@@ -28,8 +31,13 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Runs the CLI; errors are one line on stderr and exit code 1 (130 when cancelled). */
+/**
+ * Runs the CLI; errors are one line on stderr and exit code 1 (130 when
+ * cancelled); a closed stdout (`| head`) ends it quietly with 0. The exit
+ * codes are listed in docs/cli.md.
+ */
 export async function main(argv: string[]): Promise<void> {
+  exitQuietlyOnClosedPipe();
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
