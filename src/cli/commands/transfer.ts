@@ -10,7 +10,7 @@ import { importItems, readExportFile } from "../import-items.js";
 import { importFromHnswlib } from "../import-hnswlib.js";
 import { migrateToPostgres } from "../migrate-postgres.js";
 import { parseNamespace } from "../namespace-arg.js";
-import { isStoreDir, liveMessage, livePid, requireStore, storeDir } from "../open-store.js";
+import { isStoreDir, liveMessage, livePid, requireStore, storeDir, storeDirState } from "../open-store.js";
 import { plural, printJson } from "../output.js";
 import { Cancellation, Progress } from "../progress.js";
 import { globals, intOption } from "./globals.js";
@@ -97,6 +97,7 @@ export function registerTransferCommands(program: Command): void {
       const g = globals(cmd);
       const dir = storeDir(g.path);
       const batchSize = intOption(o.batch, "--batch", 1);
+      storeDirState(dir); // a directory holding other files is refused before anything is read
       const cancel = new Cancellation();
       const progress = new Progress("import", 0);
       try {
