@@ -18,6 +18,7 @@ export function buildProgram(): Command {
     .option("--json", "machine-readable output")
     .option("--debug", "print stack traces on errors")
     .showHelpAfterError("(run with --help for usage)")
+    .addHelpText("after", "\nExit codes: 0 done (also when a reader closes the pipe), 1 error or a problem found, 130 cancelled (Ctrl-C).")
     .exitOverride();
   program.configureOutput({ outputError: (str, write) => write(str.split("\n")[0] + "\n") });
   registerInitCommand(program);

@@ -154,7 +154,7 @@ describe("a good Unix citizen", () => {
     return new Promise((resolve) => child.on("close", (code) => resolve({ code: code ?? -1, stderr: fs.readFileSync(path.join(tmp.dir, "stderr.txt"), "utf8") })));
   }
 
-  it("`export | head -n 1` and `search | true` exit quietly with 0 when the reader closes the pipe", async () => {
+  it("`export | head -n 1` and `ls --all | true` exit quietly with 0 when the reader closes the pipe", async () => {
     const dir = path.join(tmp.dir, "store");
     await seedStore(dir, 3000);
     const head = await piped(["--path", dir, "export"], "head -n 1 >/dev/null");

@@ -28,7 +28,7 @@ export function registerServeCommand(program: Command): void {
     .option("--auth <module>", "a module whose default export (or `authenticate`) maps a request to { identity } or null")
     .option("--embeddings <name>", "embedder for search by meaning (default: the directory's own when known)")
     .option("--log", "structured request log on stderr")
-    .description("serve the memory API and the web inspector; Ctrl-C stops it")
+    .description("serve the memory API and the web inspector (a new or empty directory becomes a store); Ctrl-C stops it")
     .action(async (o: { host: string; port: string; apiKey?: string; auth?: string; embeddings?: string; log?: boolean }, cmd: Command) => {
       const g = globals(cmd);
       const dir = storeDir(g.path);
