@@ -246,3 +246,19 @@ export class ProcedureChangeRejectedError extends MemoryError {
  * character budget. No model call beyond the budget was made.
  */
 export class OptimizerBudgetError extends MemoryError {}
+
+/**
+ * A directory given as a store directory holds something else: a file, or a
+ * directory with other entries and no store (no `store.json` or
+ * `wal-0.log`). `langgraph-memory serve` and `init` create a store only in a
+ * new or empty directory, so they never mix a store into other files.
+ */
+export class NotAStoreDirectoryError extends MemoryError {
+  constructor(
+    /** The directory that was refused. */
+    readonly dir: string,
+    reason: string,
+  ) {
+    super(`${dir} cannot hold a langgraph-hnsw-memory store: ${reason}; pass --path with a new or empty directory, or the directory of an existing store`);
+  }
+}

@@ -10,7 +10,7 @@ import { validateValue } from "../store/validate-value.js";
 import { EXPORT_FORMAT, EXPORT_VERSION, entryFromJson, type ExportHeader } from "../migrate/jsonl.js";
 import type { MemoryEntry } from "../migrate/entry.js";
 import { chooseEmbedder, knownEmbedderFor } from "./embedders.js";
-import { isStoreDir, liveMessage, livePid } from "./open-store.js";
+import { isStoreDir, liveRefusal, livePid } from "./open-store.js";
 import { PrecomputedEmbeddings } from "./precomputed-embeddings.js";
 import type { Cancellation, Progress } from "./progress.js";
 
@@ -123,7 +123,7 @@ export async function importItems(args: {
 }): Promise<{ imported: number; skippedExpired: number; reusedVectors: boolean }> {
   const { dir, header } = args;
   const pid = fs.existsSync(dir) ? livePid(dir) : undefined;
-  if (pid !== undefined) throw new CliError(liveMessage(dir, pid, false));
+  if (pid !== undefined) throw new CliError(liveRefusal(dir, pid));
   const target = fs.existsSync(dir) && isStoreDir(dir) ? readManifest(dir) : null;
   const targetIndex = target?.index ?? null;
   const withVectors = args.items.some((i) => i.vectors?.length);

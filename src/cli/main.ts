@@ -9,6 +9,9 @@ import { registerServeCommand } from "./commands/serve.js";
 import { registerPrivacyCommands } from "./commands/privacy.js";
 import { registerProcedureCommands } from "./commands/procedures.js";
 
+import { registerInitCommand } from "./commands/init.js";
+import { exitQuietlyOnClosedPipe } from "./closed-pipe.js";
+
 /** The `langgraph-memory` program: every command, with the global options. */
 export function buildProgram(): Command {
   const program = new Command("langgraph-memory")
@@ -17,8 +20,10 @@ export function buildProgram(): Command {
     .option("--json", "machine-readable output")
     .option("--debug", "print stack traces on errors")
     .showHelpAfterError("(run with --help for usage)")
+    .addHelpText("after", "\nExit codes: 0 done (also when a reader closes the pipe), 1 error or a problem found, 130 cancelled (Ctrl-C).")
     .exitOverride();
   program.configureOutput({ outputError: (str, write) => write(str.split("\n")[0] + "\n") });
+  registerInitCommand(program);
   registerReadCommands(program);
   registerTransferCommands(program);
   registerMaintenanceCommands(program);
@@ -30,8 +35,13 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Runs the CLI; errors are one line on stderr and exit code 1 (130 when cancelled). */
+/**
+ * Runs the CLI; errors are one line on stderr and exit code 1 (130 when
+ * cancelled); a closed stdout (`| head`) ends it quietly with 0. The exit
+ * codes are listed in docs/cli.md.
+ */
 export async function main(argv: string[]): Promise<void> {
+  exitQuietlyOnClosedPipe();
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

@@ -21,8 +21,10 @@ export async function migrateToPostgres(dir: string, url: string, embeddings: st
     const report = await migrateStore(source, target, { onProgress: (p) => progress.update(p.done) });
     progress.stop();
     return report;
+  } catch (err) {
+    progress.abandon();
+    throw err;
   } finally {
-    progress.stop();
     await source.close();
     await target.close();
   }

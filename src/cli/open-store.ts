@@ -1,9 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
-import { CliError, StoreLockedError } from "../errors.js";
+import { CliError, NotAStoreDirectoryError, StoreLockedError } from "../errors.js";
 import { HNSWStore } from "../store/hnsw/hnsw-store.js";
 import { readManifest, type Manifest } from "../store/hnsw/snapshot.js";
 import { chooseEmbedder, knownEmbedderFor, type ChosenEmbedder } from "./embedders.js";
+import { plural } from "./output.js";
 
 /** The store directory: `--path`, else `$LANGGRAPH_MEMORY_PATH`. */
 export function storeDir(given: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
@@ -19,7 +20,7 @@ export function isStoreDir(dir: string): boolean {
 
 /** The directory's manifest, checked to exist. */
 export function requireStore(dir: string): Manifest | null {
-  if (!fs.existsSync(dir)) throw new CliError(`no store directory at ${dir}`);
+  if (!fs.existsSync(dir)) throw new CliError(`no store directory at ${dir} (create one with: langgraph-memory init --path ${dir})`);
   if (!isStoreDir(dir)) throw new CliError(`${dir} is not a langgraph-hnsw-memory store (no store.json or wal-0.log)`);
   return readManifest(dir);
 }
@@ -36,12 +37,57 @@ export function livePid(dir: string): number | undefined {
   }
 }
 
-/** The one-line message for a directory held by a running app. */
-export function liveMessage(dir: string, pid: number, readOnlyHint: boolean): string {
-  return (
-    `store directory ${dir} is in use by process ${pid} (its LOCK file); stop that process or close its store, then retry` +
-    (readOnlyHint ? ". Read-only commands (stats, ls, get, search, export, verify) still work on the last snapshot plus the log" : "")
-  );
+/** What a directory held by a running app is: the start of every note and refusal about it. */
+export function liveMessage(dir: string, pid: number): string {
+  return `store directory ${dir} is in use by process ${pid} (its LOCK file)`;
+}
+
+/** The one-line refusal for a command that must write to a directory held by a running app. */
+export function liveRefusal(dir: string, pid: number): string {
+  return `${liveMessage(dir, pid)}; stop that process or close its store, then retry (read-only commands such as stats, ls, get, search, export and verify work while it runs)`;
+}
+
+/**
+ * Whether `dir` can hold a store: "existing" (a store), "empty" (an empty
+ * directory) or "missing" (nothing there yet). Anything else (a file, a
+ * directory with other entries) is refused with {@link NotAStoreDirectoryError},
+ * so a store is never written into a directory that holds other things.
+ * Changes nothing.
+ */
+export function storeDirState(dir: string): "existing" | "empty" | "missing" {
+  if (!fs.existsSync(dir)) return "missing";
+  if (!fs.statSync(dir).isDirectory()) throw new NotAStoreDirectoryError(dir, "it is a file, not a directory");
+  if (isStoreDir(dir)) return "existing";
+  const entries = fs.readdirSync(dir);
+  if (entries.length === 0) return "empty";
+  const shown = entries.slice(0, 3).join(", ") + (entries.length > 3 ? ", …" : "");
+  throw new NotAStoreDirectoryError(dir, `it holds ${plural(entries.length, "other entry", "other entries")} (${shown}) and no store.json or wal-0.log`);
+}
+
+/** Undoes a store creation that failed: removes the directory, or empties it when it existed before. */
+export function removeCreatedStore(dir: string, state: "empty" | "missing"): void {
+  if (state === "missing") fs.rmSync(dir, { recursive: true, force: true });
+  else for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f), { recursive: true, force: true });
+}
+
+/**
+ * Creates a store in a missing or empty directory, recording `embedder`
+ * (the local model unless chosen), and returns it open. An existing store
+ * is opened as it is (with its own embedder when this CLI knows it).
+ */
+export async function openOrCreateStore(dir: string, embeddings: string | undefined): Promise<{ store: HNSWStore; created: boolean; state: ReturnType<typeof storeDirState>; embedder?: ChosenEmbedder; note?: string }> {
+  const state = storeDirState(dir);
+  if (state === "existing") {
+    const { embedder, note } = await embedderForDirectory(dir, embeddings);
+    return { store: await openStore(dir, { embedder }), created: false, state, embedder, note };
+  }
+  const embedder = await chooseEmbedder(embeddings ?? "local");
+  try {
+    return { store: await openStore(dir, { embedder, create: true }), created: true, state, embedder };
+  } catch (err) {
+    removeCreatedStore(dir, state);
+    throw err;
+  }
 }
 
 /**
@@ -66,7 +112,7 @@ export async function openStore(dir: string, options: { embedder?: ChosenEmbedde
   try {
     await store.open();
   } catch (err) {
-    if (err instanceof StoreLockedError) throw new CliError(liveMessage(dir, err.pid, false));
+    if (err instanceof StoreLockedError) throw new CliError(liveRefusal(dir, err.pid));
     throw err;
   }
   return store;

@@ -42,3 +42,8 @@ export function formatBytes(n: number): string {
   }
   return `${v.toFixed(1)} ${units[u]}`;
 }
+
+/** "1 namespace", "2 namespaces": a count with its noun in the right number. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

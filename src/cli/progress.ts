@@ -16,22 +16,24 @@ export class Progress {
     private readonly label: string,
     private total: number,
     private readonly options: { quiet?: boolean; intervalMs?: number; stream?: NodeJS.WriteStream } = {},
-  ) {
-    const stream = options.stream ?? process.stderr;
-    if (options.quiet) return;
-    if (stream.isTTY) {
-      this.bar = new cliProgress.SingleBar(
-        {
-          stream,
-          format: `${label} [{bar}] {percentage}% | {value}/{total} | {rate}/s | ETA {eta_formatted}`,
-          etaBuffer: 50,
-          hideCursor: true,
-          clearOnComplete: false,
-        },
-        cliProgress.Presets.shades_classic,
-      );
-      this.bar.start(total, 0, { rate: "0" });
-    }
+  ) {}
+
+  /** The bar starts with the first update, so an error found before any work is the first thing printed. */
+  private startBar(): cliProgress.SingleBar | undefined {
+    const stream = this.options.stream ?? process.stderr;
+    if (this.bar || !stream.isTTY) return this.bar;
+    this.bar = new cliProgress.SingleBar(
+      {
+        stream,
+        format: `${this.label} [{bar}] {percentage}% | {value}/{total} | {rate}/s | ETA {eta_formatted}`,
+        etaBuffer: 50,
+        hideCursor: true,
+        clearOnComplete: false,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+    this.bar.start(this.total, 0, { rate: "0" });
+    return this.bar;
   }
 
   private rate(): number {
@@ -47,8 +49,9 @@ export class Progress {
   update(done: number): void {
     this.done = done;
     if (this.options.quiet) return;
-    if (this.bar) {
-      this.bar.update(done, { rate: this.rate().toFixed(0) });
+    const bar = this.startBar();
+    if (bar) {
+      bar.update(done, { rate: this.rate().toFixed(0) });
       return;
     }
     const now = Date.now();
@@ -68,8 +71,14 @@ export class Progress {
   /** Stops the bar (and prints a last plain line). */
   stop(): void {
     if (this.options.quiet) return;
-    if (this.bar) this.bar.stop();
+    const bar = this.startBar();
+    if (bar) bar.stop();
     else this.plainLine();
+  }
+
+  /** Stops after a failure: ends a started bar, prints no summary line, so the error is what the user reads. */
+  abandon(): void {
+    this.bar?.stop();
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Item, SearchItem } from "@langchain/langgraph-checkpoint";
 import { HNSWStore } from "../store/hnsw/hnsw-store.js";
-import { HIDDEN_NAMESPACE_ROOTS } from "../store/hidden-namespaces.js";
+import { HIDDEN_NAMESPACE_ROOTS, hiddenFromListing } from "../store/hidden-namespaces.js";
 import { hasPrefix, namespaceKey } from "../store/namespace.js";
 import { readDirectory } from "./directory-reader.js";
 import type { MemoryEntry } from "../migrate/entry.js";
@@ -23,17 +23,23 @@ export interface ReadSource {
   livePid?: number;
   /** The store, when the directory could be opened (not live). */
   store?: HNSWStore;
-  namespaces(prefix: string[]): Promise<NamespaceCount[]>;
+  /**
+   * Namespaces under `prefix` with their counts. The bookkeeping namespaces
+   * (extraction and episode cursors, history) are left out by the stores'
+   * own rule (`hiddenFromListing`: unless the prefix names their root), or
+   * all listed with `includeHidden`.
+   */
+  namespaces(prefix: string[], options?: { includeHidden?: boolean }): Promise<NamespaceCount[]>;
   get(ns: string[], key: string): Promise<Item | null>;
   search(prefix: string[], opts: { query?: string; filter?: Record<string, unknown>; limit: number }): Promise<SearchItem[]>;
   close(): Promise<void>;
 }
 
 /** Exact per-namespace counts from a store's namespace list and prefix counts. */
-async function storeNamespaces(store: HNSWStore, prefix: string[]): Promise<NamespaceCount[]> {
+async function storeNamespaces(store: HNSWStore, prefix: string[], includeHidden: boolean): Promise<NamespaceCount[]> {
   const limit = Number.MAX_SAFE_INTEGER;
   // The whole directory includes the bookkeeping namespaces listNamespaces() leaves out by default.
-  const all = prefix.length
+  const all = prefix.length || !includeHidden
     ? await store.listNamespaces({ prefix, limit })
     : [...(await store.listNamespaces({ limit })), ...(await Promise.all(HIDDEN_NAMESPACE_ROOTS.map((root) => store.listNamespaces({ prefix: [root], limit })))).flat()];
   const sorted = [...all].sort((a, b) => b.length - a.length);
@@ -56,7 +62,7 @@ export async function openReadSource(dir: string, options: { rankByMeaning?: boo
   requireStore(dir);
   const pid = livePid(dir);
   if (pid !== undefined) {
-    if (!options.quiet) process.stderr.write(`note: ${liveMessage(dir, pid, false)}; showing a read-only view of its last snapshot plus the log\n`);
+    if (!options.quiet) process.stderr.write(`note: ${liveMessage(dir, pid)}; showing a read-only view of its last snapshot plus the log\n`);
     return viewSource(pid, readDirectory(dir).items);
   }
   let embedder: ChosenEmbedder | undefined;
@@ -68,7 +74,7 @@ export async function openReadSource(dir: string, options: { rankByMeaning?: boo
   const store = await openStore(dir, { embedder });
   return {
     store,
-    namespaces: (prefix) => storeNamespaces(store, prefix),
+    namespaces: (prefix, o) => storeNamespaces(store, prefix, o?.includeHidden ?? false),
     get: (ns, key) => store.get(ns, key),
     search: (prefix, o) => store.search(prefix, o),
     close: () => store.close(),
@@ -82,10 +88,12 @@ function viewSource(pid: number, all: MemoryEntry[]): ReadSource {
   let memory: HNSWStore | undefined;
   return {
     livePid: pid,
-    async namespaces(prefix) {
+    async namespaces(prefix, o) {
       const counts = new Map<string, NamespaceCount>();
+      const conditions = prefix.length ? [{ matchType: "prefix" as const, path: prefix }] : undefined;
       for (const i of items) {
         if (!hasPrefix(i.namespace, prefix)) continue;
+        if (!o?.includeHidden && hiddenFromListing(i.namespace, conditions)) continue;
         const k = namespaceKey(i.namespace);
         const c = counts.get(k) ?? { namespace: i.namespace, items: 0 };
         c.items++;

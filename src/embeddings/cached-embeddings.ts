@@ -223,7 +223,8 @@ export class CachedEmbeddings extends Embeddings {
       if (this.queryKeys.has(key)) queries.add(key);
       else if (!keep.has(key)) this.entries.delete(key);
     }
-    if (this.file === undefined) return;
+    // close() may have run during the awaits above: it closed the old handle, and a new one would leak.
+    if (this.file === undefined || this.closed) return;
     const file = this.file;
     const reopened = (async () => {
       await old?.close();

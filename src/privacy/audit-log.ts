@@ -269,6 +269,8 @@ export class AuditLog {
   async close(): Promise<void> {
     await this.queue;
     this.closed = true;
+    // An open still under way (verify() or subjectHash() start one outside the queue) sets the handle when it ends.
+    await this.opened?.catch(() => undefined);
     await this.handle?.close();
     this.handle = undefined;
   }

@@ -10,7 +10,11 @@ export interface WireMemory {
   id: string;
   text: unknown;
   value: Record<string, unknown>;
-  /** The namespace under the user's root (`[]` for the root itself). */
+  /**
+   * The item's namespace as this caller addresses it in the store API: the
+   * whole namespace (`["users", "42"]`) for a service or an open local
+   * server, the part under the user's own root for an end user.
+   */
   namespace: string[];
   created_at: string;
   updated_at: string;
@@ -51,6 +55,7 @@ const forgetBody = {
 } as const;
 const userBody = { type: ["object", "null"], additionalProperties: false, properties: { user_id: userId } } as const;
 const idParams = { type: "object", required: ["id"], properties: { id } } as const;
+const userQuery = { type: "object", additionalProperties: false, properties: { user_id: { type: "string" } } } as const;
 
 type Body = { user_id?: string | null; text?: string; metadata?: Record<string, unknown>; id?: string; filter?: Record<string, unknown> | null; limit?: number; offset?: number; query?: string; ids?: string[]; all?: boolean };
 
@@ -65,12 +70,12 @@ export function registerMemoryRoutes(app: FastifyInstance, store: BaseStore, opt
     options.usersLabel,
     encodeLabel(scopeFor(request).userId(body?.user_id ?? undefined)),
   ];
-  const toMemory = (ns: string[]) => (item: Item | SearchItem): WireMemory => {
+  const toMemory = (request: FastifyRequest) => (item: Item | SearchItem): WireMemory => {
     const out: WireMemory = {
       id: item.key,
       text: item.value.text,
       value: item.value,
-      namespace: item.namespace.slice(ns.length),
+      namespace: scopeFor(request).fromStore(item.namespace),
       created_at: new Date(item.createdAt).toISOString(),
       updated_at: new Date(item.updatedAt).toISOString(),
     };
@@ -87,7 +92,7 @@ export function registerMemoryRoutes(app: FastifyInstance, store: BaseStore, opt
     const key = request.body.id ?? randomUUID();
     await store.put(ns, key, valueOf(request.body));
     const item = await store.get(ns, key);
-    return reply.code(201).send(toMemory(ns)(item!));
+    return reply.code(201).send(toMemory(request)(item!));
   });
 
   app.post<{ Body: Body }>("/v1/store/memories/list", { config: user, schema: { body: listBody } }, async (request) => {
@@ -95,7 +100,7 @@ export function registerMemoryRoutes(app: FastifyInstance, store: BaseStore, opt
     checkLimit(b.limit);
     const ns = userNamespace(request, b);
     const items = await store.search(ns, { filter: b.filter ?? undefined, limit: b.limit ?? 10, offset: b.offset ?? 0 });
-    return { memories: items.map(toMemory(ns)) };
+    return { memories: items.map(toMemory(request)) };
   });
 
   app.post<{ Body: Body }>("/v1/store/search", { config: user, schema: { body: searchBody } }, async (request) => {
@@ -103,7 +108,7 @@ export function registerMemoryRoutes(app: FastifyInstance, store: BaseStore, opt
     checkLimit(b.limit);
     const ns = userNamespace(request, b);
     const items = await store.search(ns, { query: b.query, filter: b.filter ?? undefined, limit: b.limit ?? 10, offset: b.offset ?? 0 });
-    return { memories: items.map(toMemory(ns)) };
+    return { memories: items.map(toMemory(request)) };
   });
 
   app.post<{ Body: Body }>("/v1/store/memories/forget", { config: user, schema: { body: forgetBody } }, async (request) => {
@@ -129,18 +134,27 @@ export function registerMemoryRoutes(app: FastifyInstance, store: BaseStore, opt
     return { deleted: targets.length, ids: targets.map((t) => t.key) };
   });
 
-  app.post<{ Params: { id: string }; Body: Body | null }>("/v1/store/memories/:id", { config: user, schema: { params: idParams, body: userBody } }, async (request) => {
-    const ns = userNamespace(request, request.body);
-    const item = await store.get(ns, request.params.id);
-    if (!item) throw new NotFoundError(`no memory '${request.params.id}' for this user`);
-    return toMemory(ns)(item);
-  });
+  const getMemory = async (request: FastifyRequest, user: Body | null | undefined, key: string) => {
+    const ns = userNamespace(request, user);
+    const item = await store.get(ns, key);
+    if (!item) throw new NotFoundError(`no memory '${key}' for this user`);
+    return toMemory(request)(item);
+  };
+
+  app.get<{ Params: { id: string }; Querystring: { user_id?: string } }>("/v1/store/memories/:id", { config: user, schema: { params: idParams, querystring: userQuery } }, async (request) =>
+    getMemory(request, request.query, request.params.id),
+  );
+
+  // The first way to read one memory, kept for clients written against it.
+  app.post<{ Params: { id: string }; Body: Body | null }>("/v1/store/memories/:id", { config: user, schema: { params: idParams, body: userBody } }, async (request) =>
+    getMemory(request, request.body, request.params.id),
+  );
 
   app.put<{ Params: { id: string }; Body: Body }>("/v1/store/memories/:id", { config: user, schema: { params: idParams, body: updateBody } }, async (request) => {
     const ns = userNamespace(request, request.body);
     if (!(await store.get(ns, request.params.id))) throw new NotFoundError(`no memory '${request.params.id}' for this user`);
     await store.put(ns, request.params.id, valueOf(request.body));
-    return toMemory(ns)((await store.get(ns, request.params.id))!);
+    return toMemory(request)((await store.get(ns, request.params.id))!);
   });
 
   app.delete<{ Params: { id: string }; Body: Body | null }>("/v1/store/memories/:id", { config: user, schema: { params: idParams, body: userBody } }, async (request) => {

@@ -97,7 +97,9 @@ describe("audit trail", () => {
     expect(report.brokenAt).toBe(2);
     // Drop a line: the chain breaks too.
     writeFileSync(join(dir, "audit", "audit.log"), [log.split("\n")[0], log.split("\n")[2]].join("\n") + "\n");
-    expect((await new AuditLog({ path: join(dir, "audit") }).verify()).ok).toBe(false);
+    const again = new AuditLog({ path: join(dir, "audit") });
+    expect((await again.verify()).ok).toBe(false);
+    await again.close();
     await fresh.close();
   });
 });

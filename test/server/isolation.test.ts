@@ -95,6 +95,10 @@ describe("end users through the memory endpoints (/v1)", () => {
     expect(found.body.memories[0].id).toBe(id);
     expect(typeof found.body.memories[0].score).toBe("number");
     expect((await call(server.url, "POST", `/v1/store/memories/${id}`, undefined, asAlice)).body.text).toBe("alice runs marathons");
+    const got = await call(server.url, "GET", `/v1/store/memories/${id}`, undefined, asAlice);
+    expect(got.status).toBe(200);
+    // An end user addresses namespaces under their own root: theirs is the root itself.
+    expect(got.body).toMatchObject({ id, text: "alice runs marathons", namespace: [] });
     const upd = await call(server.url, "PUT", `/v1/store/memories/${id}`, { text: "alice runs half marathons" }, asAlice);
     expect(upd.status).toBe(200);
     expect(upd.body.text).toBe("alice runs half marathons");
@@ -108,6 +112,7 @@ describe("end users through the memory endpoints (/v1)", () => {
       ["POST", "/v1/store/search", { query: "peanuts", user_id: "bob" }],
       ["POST", "/v1/store/memories", { text: "planted", user_id: "bob" }],
       ["POST", "/v1/store/memories/m-bob", { user_id: "bob" }],
+      ["GET", "/v1/store/memories/m-bob?user_id=bob", undefined],
       ["PUT", "/v1/store/memories/m-bob", { text: "hacked", user_id: "bob" }],
       ["DELETE", "/v1/store/memories/m-bob", { user_id: "bob" }],
       ["POST", "/v1/store/memories/forget", { all: true, user_id: "bob" }],
@@ -117,6 +122,7 @@ describe("end users through the memory endpoints (/v1)", () => {
       expect(r.body.error).toBe("ForbiddenError");
     }
     expect((await call(server.url, "POST", "/v1/store/memories/m-bob", undefined, asAlice)).status).toBe(404);
+    expect((await call(server.url, "GET", "/v1/store/memories/m-bob", undefined, asAlice)).status).toBe(404);
     expect((await call(server.url, "PUT", "/v1/store/memories/m-bob", { text: "hacked" }, asAlice)).status).toBe(404);
     expect((await call(server.url, "DELETE", "/v1/store/memories/m-bob", undefined, asAlice)).status).toBe(404);
     const search = await call(server.url, "POST", "/v1/store/search", { query: "bob allergic to peanuts", filter: { text: "bob allergic to peanuts" } }, asAlice);
@@ -126,6 +132,19 @@ describe("end users through the memory endpoints (/v1)", () => {
     // Bob's memories are all still there.
     expect((await server.store.get(["users", "bob"], "m-bob"))!.value.text).toBe("bob allergic to peanuts");
     expect(await server.store.get(["users", "bob", "notes"], "secret")).not.toBeNull();
+  });
+
+  it("a service reads one memory with GET (user_id in the query) and sees its whole namespace", async () => {
+    const key = { "x-api-key": API_KEY };
+    const got = await call(server.url, "GET", "/v1/store/memories/m-bob?user_id=bob", undefined, key);
+    expect(got.status).toBe(200);
+    expect(got.body).toMatchObject({ id: "m-bob", text: "bob allergic to peanuts", namespace: ["users", "bob"] });
+    const viaPost = await call(server.url, "POST", "/v1/store/memories/m-bob", { user_id: "bob" }, key);
+    expect(viaPost.body).toEqual(got.body);
+    const listed = await call(server.url, "POST", "/v1/store/memories/list", { user_id: "bob", limit: 100 }, key);
+    expect(listed.body.memories.map((m: { namespace: string[] }) => m.namespace)).toContainEqual(["users", "bob", "notes"]);
+    expect((await call(server.url, "GET", "/v1/store/memories/m-bob?user_id=carol", undefined, key)).status).toBe(404);
+    expect((await call(server.url, "GET", "/v1/store/memories/m-bob?user_id=bob&extra=1", undefined, key)).status).toBe(400);
   });
 
   it("forget deletes by ids and by filter within the user only; it needs one of ids, filter or all", async () => {

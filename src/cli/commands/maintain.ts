@@ -5,7 +5,7 @@ import { CliError } from "../../errors.js";
 import { chooseEmbedder } from "../embedders.js";
 import { formatNamespace, parseNamespace } from "../namespace-arg.js";
 import { openStore, requireStore, storeDir } from "../open-store.js";
-import { formatBytes, printJson } from "../output.js";
+import { formatBytes, plural, printJson } from "../output.js";
 import { Cancellation, Progress } from "../progress.js";
 import { purgeEmbeddingCache } from "../purge-cache.js";
 import { globals, intOption } from "./globals.js";
@@ -24,7 +24,7 @@ export function registerMaintenanceCommands(program: Command): void {
         await store.compact();
         const after = await store.stats();
         if (g.json) return printJson({ before: diskBytes(before.files), after: diskBytes(after.files), items: after.items });
-        process.stdout.write(`compacted: ${after.items} items, ${formatBytes(diskBytes(before.files))} → ${formatBytes(diskBytes(after.files))}\n`);
+        process.stdout.write(`compacted: ${plural(after.items, "item")}, ${formatBytes(diskBytes(before.files))} → ${formatBytes(diskBytes(after.files))}\n`);
       } finally {
         await store.close();
       }
@@ -57,9 +57,9 @@ export function registerMaintenanceCommands(program: Command): void {
         progress.stop();
         const stats = await store.stats();
         if (g.json) printJson({ items: stats.items, vectors: stats.vectors, embedder: embedder.identity, dims: embedder.dims });
-        else process.stdout.write(`reindexed ${stats.items} items (${stats.vectors} vectors) with ${embedder.identity} (${embedder.dims} dims)\n`);
+        else process.stdout.write(`reindexed ${plural(stats.items, "item")} (${plural(stats.vectors, "vector")}) with ${embedder.identity} (${embedder.dims} dims)\n`);
       } catch (err) {
-        progress.stop();
+        progress.abandon();
         throw err;
       } finally {
         cancel.dispose();
@@ -82,9 +82,9 @@ export function registerMaintenanceCommands(program: Command): void {
         const cursorNs = [CURSOR_NAMESPACE_ROOT, ...ns];
         const cursors = await store.count(cursorNs);
         if (!o.yes) {
-          if (!process.stdin.isTTY) throw new CliError(`forget deletes ${memories} items for good; pass --yes to confirm`);
+          if (!process.stdin.isTTY) throw new CliError(`forget would delete ${plural(memories, "memory", "memories")} and ${plural(cursors, "extraction cursor")} for good; pass --yes to confirm (nothing was deleted)`);
           const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
-          const answer = await rl.question(`Forget ${memories} memories and ${cursors} cursors under ${formatNamespace(ns)}? Type "yes": `);
+          const answer = await rl.question(`Forget ${plural(memories, "memory", "memories")} and ${plural(cursors, "extraction cursor")} under ${formatNamespace(ns)}? Type "yes": `);
           rl.close();
           if (answer.trim() !== "yes") throw new CliError("not confirmed; nothing was deleted");
         }
@@ -94,7 +94,7 @@ export function registerMaintenanceCommands(program: Command): void {
         await store.compact();
         await purgeEmbeddingCache(dir);
         if (g.json) return printJson({ namespace: ns, memories: deleted, cursors: deletedCursors });
-        process.stdout.write(`forgot ${formatNamespace(ns)}: ${deleted} memories and ${deletedCursors} extraction cursors deleted and purged from disk\n`);
+        process.stdout.write(`forgot ${formatNamespace(ns)}: ${plural(deleted, "memory", "memories")} and ${plural(deletedCursors, "extraction cursor")} deleted and purged from disk\n`);
       } finally {
         await store.close();
       }

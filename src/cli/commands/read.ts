@@ -1,9 +1,9 @@
 import type { Command } from "commander";
-import { CURSOR_NAMESPACE_ROOT } from "../../extract/cursor.js";
+import { HIDDEN_NAMESPACE_ROOTS } from "../../store/hidden-namespaces.js";
 import { CliError } from "../../errors.js";
 import { formatNamespace, parseNamespace } from "../namespace-arg.js";
 import { requireStore, storeDir } from "../open-store.js";
-import { clip, formatBytes, printFields, printJson, printTable, valueText } from "../output.js";
+import { clip, formatBytes, plural, printFields, printJson, printTable, valueText } from "../output.js";
 import { openReadSource } from "../source.js";
 import { globals, intOption } from "./globals.js";
 import { fileSize } from "../../store/hnsw/files.js";
@@ -20,8 +20,8 @@ export function registerReadCommands(program: Command): void {
       const manifest = requireStore(dir);
       const source = await openReadSource(dir);
       try {
-        const namespaces = await source.namespaces([]);
-        const memories = namespaces.filter((n) => n.namespace[0] !== CURSOR_NAMESPACE_ROOT);
+        const namespaces = await source.namespaces([], { includeHidden: true });
+        const memories = namespaces.filter((n) => !HIDDEN_NAMESPACE_ROOTS.includes(n.namespace[0]));
         const stats = source.store ? await source.store.stats() : undefined;
         const files: Record<string, number> = stats?.files ?? Object.fromEntries(fs.readdirSync(dir).map((f) => [f, fileSize(path.join(dir, f))]));
         const out = {
@@ -42,7 +42,7 @@ export function registerReadCommands(program: Command): void {
         if (g.json) return printJson(out);
         printFields([
           ["path", out.path],
-          ["items", `${out.items} (${out.memories} memories in ${out.namespaces} namespaces, ${out.cursors} extraction-cursor namespaces)`],
+          ["items", `${out.items} (${plural(out.memories, "memory", "memories")} in ${plural(out.namespaces, "namespace")}, ${plural(out.cursors, "bookkeeping namespace")})`],
           ["vectors", out.vectors ?? "(not loaded: read-only view)"],
           ["embedder", out.embedder ? `${out.embedder} (${out.dims} dims, fields ${JSON.stringify(out.fields)})` : "none (keyword search only)"],
           ["generation", out.generation],
@@ -58,13 +58,14 @@ export function registerReadCommands(program: Command): void {
   program
     .command("ls")
     .argument("[prefix]", "namespace prefix, dotted (users.42) or a JSON array")
-    .description("namespaces with their item counts")
-    .action(async (prefixArg: string | undefined, _o, cmd: Command) => {
+    .option("-a, --all", "also list the bookkeeping namespaces (memory_cursors, memory_history, episode_cursors)")
+    .description("namespaces with their item counts (bookkeeping namespaces only with --all or a prefix naming them)")
+    .action(async (prefixArg: string | undefined, o: { all?: boolean }, cmd: Command) => {
       const g = globals(cmd);
       const prefix = parseNamespace(prefixArg, "namespace prefix", { allowEmpty: true });
       const source = await openReadSource(storeDir(g.path));
       try {
-        const rows = await source.namespaces(prefix);
+        const rows = await source.namespaces(prefix, { includeHidden: o.all });
         if (g.json) return printJson(rows);
         if (rows.length === 0) return void process.stdout.write(`no namespaces under ${prefix.length ? formatNamespace(prefix) : "the root"}\n`);
         printTable(["NAMESPACE", "ITEMS"], rows.map((r) => [formatNamespace(r.namespace), r.items]));

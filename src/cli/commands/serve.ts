@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { CliError } from "../../errors.js";
-import { embedderForDirectory, openStore, requireStore, storeDir } from "../open-store.js";
+import { openOrCreateStore, removeCreatedStore, storeDir } from "../open-store.js";
+import { keepRunningOnClosedPipe } from "../closed-pipe.js";
 import { intOption, globals } from "./globals.js";
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -12,8 +13,11 @@ const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
  * callers send it as `x-api-key` (open the inspector as `/#key=<key>`);
  * `--auth MODULE` adds an `authenticate(request) → { identity } | null` hook
  * for end users. Without either, only loopback addresses are allowed and
- * every loopback caller has full access. The first line printed is
- * `listening on <url>`; SIGTERM/SIGINT stop it gracefully.
+ * every loopback caller has full access. A new or empty directory becomes
+ * a store with the local embedder (or `--embeddings`); a directory holding
+ * other files is refused. The first line printed is `listening on <url>`.
+ * SIGTERM/SIGINT stop it gracefully (a line on stderr, exit code 0; 1 when
+ * closing failed; a second signal exits at once with 130).
  */
 export function registerServeCommand(program: Command): void {
   program
@@ -24,20 +28,19 @@ export function registerServeCommand(program: Command): void {
     .option("--auth <module>", "a module whose default export (or `authenticate`) maps a request to { identity } or null")
     .option("--embeddings <name>", "embedder for search by meaning (default: the directory's own when known)")
     .option("--log", "structured request log on stderr")
-    .description("serve the memory API and the web inspector; Ctrl-C stops it")
+    .description("serve the memory API and the web inspector (a new or empty directory becomes a store); Ctrl-C stops it")
     .action(async (o: { host: string; port: string; apiKey?: string; auth?: string; embeddings?: string; log?: boolean }, cmd: Command) => {
       const g = globals(cmd);
       const dir = storeDir(g.path);
-      requireStore(dir);
       const port = intOption(o.port, "--port", 0);
       const apiKey = o.apiKey ?? process.env.LANGGRAPH_MEMORY_API_KEY;
       if (!apiKey && !o.auth && !LOOPBACK.has(o.host)) {
         throw new CliError(`serving on ${o.host} (not loopback) needs --api-key, $LANGGRAPH_MEMORY_API_KEY or --auth`);
       }
       const authenticate = o.auth ? await loadAuth(o.auth) : undefined;
-      const { embedder, note } = await embedderForDirectory(dir, o.embeddings);
+      const { store, created, state, embedder, note } = await openOrCreateStore(dir, o.embeddings);
       if (note) process.stderr.write(`note: ${note}\n`);
-      const store = await openStore(dir, { embedder });
+      if (created) process.stderr.write(`created a new store in ${dir} (embedder ${embedder!.identity})\n`);
       const [{ startMemoryServer }, { inspectorPlugin }] = await Promise.all([import("../../server/index.js"), import("../../server/inspector/plugin.js")]);
       const server = await startMemoryServer({
         store,
@@ -46,13 +49,46 @@ export function registerServeCommand(program: Command): void {
         allowUnauthenticated: !apiKey && !authenticate,
         host: o.host,
         port,
+        handleSignals: false,
         logger: o.log ? { level: "info", stream: process.stderr } : false,
         plugins: [async (app) => app.register(inspectorPlugin, { store, title: `langgraph-memory · ${dir}` })],
+      }).catch(async (err: unknown) => {
+        // Not serving (a port in use, …): release the directory, and take back a store made for this run.
+        await store.close();
+        if (created && state !== "existing") removeCreatedStore(dir, state);
+        throw err;
       });
+      keepRunningOnClosedPipe();
+      stopOnSignals(server.close);
       const url = server.url.replace("[::1]", "localhost");
       if (g.json) process.stdout.write(JSON.stringify({ url }) + "\n");
       else process.stdout.write(`listening on ${url}\ninspector at ${url}/${apiKey ? "#key=<your key>" : ""} (Ctrl-C to stop)\n`);
     });
+}
+
+/** SIGTERM/SIGINT: say so, close gracefully (in-flight requests, then the store), exit 0 (1 if closing failed); a second signal exits at once. */
+function stopOnSignals(close: () => Promise<void>): void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      process.stderr.write(`${signal} again: exiting at once (the store's log keeps every acknowledged write)\n`);
+      process.exit(130);
+    }
+    stopping = true;
+    process.stderr.write(`${signal} received: closing the server (finishing in-flight requests, then closing the store)…\n`);
+    close().then(
+      () => {
+        process.stderr.write("closed; bye\n");
+        process.exit(0);
+      },
+      (err: Error) => {
+        process.stderr.write(`error: closing failed: ${err.message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
 }
 
 async function loadAuth(spec: string): Promise<(request: unknown) => Promise<{ identity: string } | null>> {

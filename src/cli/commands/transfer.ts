@@ -10,8 +10,8 @@ import { importItems, readExportFile } from "../import-items.js";
 import { importFromHnswlib } from "../import-hnswlib.js";
 import { migrateToPostgres } from "../migrate-postgres.js";
 import { parseNamespace } from "../namespace-arg.js";
-import { isStoreDir, liveMessage, livePid, requireStore, storeDir } from "../open-store.js";
-import { printJson } from "../output.js";
+import { isStoreDir, liveMessage, livePid, requireStore, storeDir, storeDirState } from "../open-store.js";
+import { plural, printJson } from "../output.js";
 import { Cancellation, Progress } from "../progress.js";
 import { globals, intOption } from "./globals.js";
 
@@ -53,7 +53,7 @@ export function registerTransferCommands(program: Command): void {
       requireStore(dir);
       const prefix = parseNamespace(prefixArg, "namespace prefix", { allowEmpty: true });
       const pid = livePid(dir);
-      if (pid !== undefined) process.stderr.write(`note: ${liveMessage(dir, pid, false)}; exporting its last snapshot plus the log\n`);
+      if (pid !== undefined) process.stderr.write(`note: ${liveMessage(dir, pid)}; exporting its last snapshot plus the log\n`);
       const { header, items } = exportable(dir, prefix, o.vectors);
       const cancel = new Cancellation();
       const progress = new Progress("export", items.length);
@@ -72,7 +72,7 @@ export function registerTransferCommands(program: Command): void {
         progress.update(items.length);
         progress.stop();
       } catch (err) {
-        progress.stop();
+        progress.abandon();
         if (o.output) {
           (out as fs.WriteStream).destroy();
           fs.rmSync(o.output, { force: true });
@@ -82,7 +82,7 @@ export function registerTransferCommands(program: Command): void {
         cancel.dispose();
       }
       if (o.output) await new Promise<void>((resolve, reject) => (out as fs.WriteStream).end((err?: Error | null) => (err ? reject(err) : resolve())));
-      process.stderr.write(`exported ${items.length} items${o.output ? ` to ${o.output}` : ""}\n`);
+      process.stderr.write(`exported ${plural(items.length, "item")}${o.output ? ` to ${o.output}` : ""}\n`);
     });
 
   program
@@ -97,6 +97,7 @@ export function registerTransferCommands(program: Command): void {
       const g = globals(cmd);
       const dir = storeDir(g.path);
       const batchSize = intOption(o.batch, "--batch", 1);
+      storeDirState(dir); // a directory holding other files is refused before anything is read
       const cancel = new Cancellation();
       const progress = new Progress("import", 0);
       try {
@@ -113,9 +114,9 @@ export function registerTransferCommands(program: Command): void {
         }
         progress.stop();
         if (g.json) printJson(result);
-        else process.stdout.write(`imported ${result.imported} items into ${dir}${result.reusedVectors ? " (stored vectors reused)" : ""}${result.skippedExpired ? `; skipped ${result.skippedExpired} expired` : ""}\n`);
+        else process.stdout.write(`imported ${plural(result.imported, "item")} into ${dir}${result.reusedVectors ? " (stored vectors reused)" : ""}${result.skippedExpired ? `; skipped ${result.skippedExpired} expired` : ""}\n`);
       } catch (err) {
-        progress.stop();
+        progress.abandon();
         throw err;
       } finally {
         cancel.dispose();
@@ -134,7 +135,7 @@ export function registerTransferCommands(program: Command): void {
       if (/^postgres(ql)?:\/\//.test(o.to)) {
         const report = await migrateToPostgres(dir, o.to, o.embeddings);
         if (g.json) printJson({ ...report, to: o.to.replace(/\/\/[^@/]*@/, "//…@") });
-        else process.stdout.write(`migrated ${report.items} items to PostgreSQL${report.vectorsCopied ? " (vectors copied)" : ""}, verified: ${report.verified}\n`);
+        else process.stdout.write(`migrated ${plural(report.items, "item")} to PostgreSQL${report.vectorsCopied ? " (vectors copied)" : ""}, verified: ${report.verified}\n`);
         return;
       }
       const target = path.resolve(o.to);
@@ -142,7 +143,7 @@ export function registerTransferCommands(program: Command): void {
       if (fs.existsSync(target) && (isStoreDir(target) || fs.readdirSync(target).length > 0)) throw new CliError(`--to ${target} is not empty; migrate writes a new store`);
       const created = !fs.existsSync(target);
       const pid = livePid(dir);
-      if (pid !== undefined) process.stderr.write(`note: ${liveMessage(dir, pid, false)}; migrating its last snapshot plus the log\n`);
+      if (pid !== undefined) process.stderr.write(`note: ${liveMessage(dir, pid)}; migrating its last snapshot plus the log\n`);
       const { header, items } = exportable(dir, [], true);
       const cancel = new Cancellation();
       const progress = new Progress("migrate", items.length);
@@ -150,9 +151,9 @@ export function registerTransferCommands(program: Command): void {
         const result = await importItems({ dir: target, header, items, embeddings: o.embeddings, progress, cancel });
         progress.stop();
         if (g.json) printJson({ ...result, to: target });
-        else process.stdout.write(`migrated ${result.imported} items to ${target}${result.reusedVectors ? " (vectors copied)" : ""}\n`);
+        else process.stdout.write(`migrated ${plural(result.imported, "item")} to ${target}${result.reusedVectors ? " (vectors copied)" : ""}\n`);
       } catch (err) {
-        progress.stop();
+        progress.abandon();
         // A partial copy is no use: remove what this command created.
         if (created) fs.rmSync(target, { recursive: true, force: true });
         else for (const f of fs.readdirSync(target)) fs.rmSync(path.join(target, f), { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { CliError } from "../../errors.js";
 import { isStoreDir, liveMessage, livePid, storeDir } from "../open-store.js";
-import { printJson } from "../output.js";
+import { plural, printJson } from "../output.js";
 import { Cancellation, Progress } from "../progress.js";
 import { verifyDirectory } from "../verify.js";
 import { globals } from "./globals.js";
@@ -17,7 +17,7 @@ export function registerVerifyCommand(program: Command): void {
       if (!fs.existsSync(dir)) throw new CliError(`no store directory at ${dir}`);
       if (!isStoreDir(dir) && !fs.existsSync(`${dir}/store.json`)) throw new CliError(`${dir} is not a langgraph-hnsw-memory store (no store.json or wal-0.log)`);
       const pid = livePid(dir);
-      if (pid !== undefined) process.stderr.write(`note: ${liveMessage(dir, pid, false)}; checking its files as they are now\n`);
+      if (pid !== undefined) process.stderr.write(`note: ${liveMessage(dir, pid)}; checking its files as they are now\n`);
       const cancel = new Cancellation();
       const progress = new Progress("verify", 0);
       try {
@@ -35,12 +35,12 @@ export function registerVerifyCommand(program: Command): void {
           for (const n of report.notes) process.stdout.write(`note: ${n}\n`);
           for (const p of report.problems) process.stdout.write(`PROBLEM: ${p}\n`);
           process.stdout.write(
-            `${report.ok ? "ok" : `${report.problems.length} problem(s)`}: ${c.items} snapshot items, ${c.vectors} vectors checked, ${c.logRecords} log records (generation ${c.generation})\n`,
+            `${report.ok ? "ok" : plural(report.problems.length, "problem")}: ${plural(c.items, "snapshot item")}, ${plural(c.vectors, "vector")} checked, ${plural(c.logRecords, "log record")} (generation ${c.generation})\n`,
           );
         }
         if (!report.ok) process.exitCode = 1;
       } catch (err) {
-        progress.stop();
+        progress.abandon();
         throw err;
       } finally {
         cancel.dispose();
