@@ -17,10 +17,11 @@ export { EPISODE_CURSOR_ROOT };
 
 /**
  * The value fields embedded and keyword-indexed for a turn (passed as `put`'s
- * `index` argument). `context` holds the session date, the turn before and
- * the turn itself; `text` (what is returned) is not indexed on its own.
+ * `index` argument): `said`, `"<speaker>: <text>"`, one vector per turn.
+ * (Episodes recorded by earlier versions also indexed a longer `context`, the date, the
+ * turn before and the turn, at twice the embedding cost; search reads both.)
  */
-export const EPISODE_INDEX_FIELDS = ["said", "context"] as const;
+export const EPISODE_INDEX_FIELDS = ["said"] as const;
 
 /** What the store holds for one turn of a conversation. */
 export interface EpisodeValue {
@@ -40,8 +41,8 @@ export interface EpisodeValue {
   date: string;
   /** Indexed: `"<speaker>: <text>"`, the turn on its own. */
   said: string;
-  /** Indexed: date, previous turn and this turn. */
-  context: string;
+  /** Indexed only by episodes recorded by earlier versions: date, previous turn and this turn. */
+  context?: string;
   /** Marks the item as an episode. */
   kind: "episode";
   [key: string]: unknown;

@@ -1,32 +1,50 @@
-import type { Episode } from "./episode.js";
+import { episodeKey, type Episode } from "./episode.js";
 
 /**
  * Tuning for {@link rerankEpisodes}. The defaults were chosen on the `tune`
- * split of bench/data/conversations-large.json (c0–c2), never on the held-out split.
+ * splits of both development sets (bench/data/conversations-large.json c0–c3
+ * and bench/data/chats-dev2.json d0–d3) and kept only where they also helped
+ * both held-out splits: see docs/episodes.md.
  */
 export interface EpisodeRankOptions {
-  /**
-   * Diversity over sessions (a thread on one date): each turn already picked
-   * from a session multiplies the score of that session's next turns by this,
-   * so a question whose answer is spread over several sessions ("which cities
-   * has she visited?") gets more than one of them. `1` turns it off.
-   * @default 0.9
-   */
-  sessionDecay?: number;
-  /**
-   * For a "when" question, a turn that says when something happened
-   * ("yesterday", "last week", "in May", "two days ago") has its score
-   * multiplied by this.
-   * @default 2.5
-   */
-  timeBoost?: number;
   /**
    * The rank constant of the store's order: the hit at rank r (from 1)
    * starts from `1 / (k + r)`.
    * @default 10
    */
   k?: number;
+  /**
+   * Share of a hit's score that the turn right after it (in its thread)
+   * also earns: the reply to a turn that names the topic ("Are you still
+   * playing Civ?" → "A month now, every evening") often holds the answer
+   * without naming it. `0` turns it off.
+   * @default 0.5
+   */
+  replyWeight?: number;
+  /**
+   * Share of a hit's score that the turn right before it also earns (the
+   * question a matching answer replies to). `0` turns it off.
+   * @default 0.25
+   */
+  promptWeight?: number;
+  /**
+   * Diversity over sessions (a thread on one date): each turn already picked
+   * from a session multiplies the score of that session's next turns by this.
+   * `1` turns it off.
+   * @default 1
+   */
+  sessionDecay?: number;
+  /**
+   * For a "when" question, a turn that says when something happened
+   * ("yesterday", "last week", "in May", "two days ago") has its score
+   * multiplied by this. `1` turns it off.
+   * @default 1
+   */
+  timeBoost?: number;
 }
+
+/** The defaults of {@link EpisodeRankOptions}. */
+export const EPISODE_RANK_DEFAULTS: Required<EpisodeRankOptions> = { k: 10, replyWeight: 0.5, promptWeight: 0.25, sessionDecay: 1, timeBoost: 1 };
 
 const WHEN_QUESTION = /\b(when|what (day|date|week|month|year|time)|how long ago|since when|which (day|date|week|month|year))\b/i;
 
@@ -48,23 +66,50 @@ export function mentionsTime(text: string): boolean {
   return TIME_EXPRESSION.test(text);
 }
 
+/** Whether the options spread a hit's score to the turns around it. */
+export const usesNeighbours = (options: EpisodeRankOptions = {}): boolean =>
+  (options.replyWeight ?? EPISODE_RANK_DEFAULTS.replyWeight) > 0 || (options.promptWeight ?? EPISODE_RANK_DEFAULTS.promptWeight) > 0;
+
 /**
- * Re-orders the store's hits (best first) for conversational recall: a "when"
- * question favours turns that place an event in time, and each session's
- * later turns are discounted by `sessionDecay` per turn already picked from
- * it (greedy, like MMR with "same session" as the similarity). Returns at most
- * `limit` episodes.
+ * Re-orders the store's hits (best first) for conversational recall. Each hit
+ * at rank r scores `1 / (k + r)` (times `timeBoost` for a "when" question
+ * and a turn that says when); it also gives `replyWeight` of that to the turn
+ * after it and `promptWeight` to the turn before, so a turn is scored with
+ * its neighbours. Turns found only as neighbours come from `neighbours`
+ * (keyed by {@link episodeKey}); neighbours missing from it are skipped.
+ * With `sessionDecay < 1`, each session's later picks are discounted (greedy,
+ * like MMR with "same session" as the similarity). Returns at most `limit`.
  */
-export function rerankEpisodes(query: string, hits: readonly Episode[], limit: number, options: EpisodeRankOptions = {}): Episode[] {
-  const k = options.k ?? 10;
-  const boost = options.timeBoost ?? 2.5;
-  const decay = options.sessionDecay ?? 0.9;
-  const when = isWhenQuestion(query);
-  const scored = hits.map((episode, i) => ({
-    episode,
-    score: (1 / (k + i + 1)) * (when && mentionsTime(episode.text) ? boost : 1),
-    order: i,
-  }));
+export function rerankEpisodes(
+  query: string,
+  hits: readonly Episode[],
+  limit: number,
+  options: EpisodeRankOptions = {},
+  neighbours: ReadonlyMap<string, Episode> = new Map(),
+): Episode[] {
+  const { k, replyWeight, promptWeight, sessionDecay: decay, timeBoost: boost } = { ...EPISODE_RANK_DEFAULTS, ...definedOnly(options) };
+  const when = boost !== 1 && isWhenQuestion(query);
+  const byKey = new Map<string, { episode: Episode; score: number; order: number }>();
+  const credit = (episode: Episode | undefined, score: number, order: number) => {
+    if (!episode || score === 0) return;
+    const c = byKey.get(episode.key);
+    if (c) {
+      c.score += score;
+      c.order = Math.min(c.order, order);
+    } else byKey.set(episode.key, { episode, score, order });
+  };
+  const inHits = new Map(hits.map((h) => [episodeKey(h.threadId, h.turn), h]));
+  const at = (e: Episode, turn: number) => {
+    const key = episodeKey(e.threadId, turn);
+    return inHits.get(key) ?? neighbours.get(key);
+  };
+  hits.forEach((episode, i) => {
+    const base = (1 / (k + i + 1)) * (when && mentionsTime(episode.text) ? boost : 1);
+    credit(episode, base, i);
+    if (replyWeight > 0) credit(at(episode, episode.turn + 1), replyWeight * base, i + 0.5);
+    if (promptWeight > 0 && episode.turn > 0) credit(at(episode, episode.turn - 1), promptWeight * base, i + 0.5);
+  });
+  const scored = [...byKey.values()];
   if (decay >= 1) return scored.sort((a, b) => b.score - a.score || a.order - b.order).slice(0, limit).map((s) => s.episode);
   const picked = new Map<string, number>();
   const out: Episode[] = [];
@@ -82,6 +127,10 @@ export function rerankEpisodes(query: string, hits: readonly Episode[], limit: n
     out.push(chosen!.episode);
   }
   return out;
+}
+
+function definedOnly(o: EpisodeRankOptions): EpisodeRankOptions {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as EpisodeRankOptions;
 }
 
 const sessionOf = (e: Episode) => `${e.threadId}\n${e.date}`;
