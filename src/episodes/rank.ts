@@ -1,3 +1,4 @@
+import { tokenize } from "../embeddings/tokenize.js";
 import { episodeKey, type Episode } from "./episode.js";
 
 /**
@@ -18,15 +19,36 @@ export interface EpisodeRankOptions {
    * also earns: the reply to a turn that names the topic ("Are you still
    * playing Civ?" → "A month now, every evening") often holds the answer
    * without naming it. `0` turns it off.
-   * @default 0.5
+   * @default 0.65
    */
   replyWeight?: number;
   /**
    * Share of a hit's score that the turn right before it also earns (the
    * question a matching answer replies to). `0` turns it off.
-   * @default 0.25
+   * @default 0.15
    */
   promptWeight?: number;
+  /**
+   * How many turns on each side a hit lends its score to: the turn at
+   * distance d gets `replyWeight` (after) or `promptWeight` (before) times
+   * `0.5^(d-1)` of it.
+   * @default 2
+   */
+  window?: number;
+  /**
+   * Turns with fewer content words than this ("Don't we all.", "When are
+   * they not?": every word a stop word) carry no fact to recall; a turn with
+   * n < minWords content words has its score multiplied by `(n + 1) / (minWords + 1)`.
+   * `0` turns it off.
+   * @default 5
+   */
+  minWords?: number;
+  /**
+   * A turn said by a speaker the question names ("What did Ana say about…")
+   * has its score multiplied by this. `1` turns it off.
+   * @default 2
+   */
+  speakerBoost?: number;
   /**
    * Diversity over sessions (a thread on one date): each turn already picked
    * from a session multiplies the score of that session's next turns by this.
@@ -38,13 +60,22 @@ export interface EpisodeRankOptions {
    * For a "when" question, a turn that says when something happened
    * ("yesterday", "last week", "in May", "two days ago") has its score
    * multiplied by this. `1` turns it off.
-   * @default 1
+   * @default 2.5
    */
   timeBoost?: number;
 }
 
 /** The defaults of {@link EpisodeRankOptions}. */
-export const EPISODE_RANK_DEFAULTS: Required<EpisodeRankOptions> = { k: 10, replyWeight: 0.5, promptWeight: 0.25, sessionDecay: 1, timeBoost: 1 };
+export const EPISODE_RANK_DEFAULTS: Required<EpisodeRankOptions> = {
+  k: 10,
+  replyWeight: 0.65,
+  promptWeight: 0.15,
+  window: 2,
+  minWords: 5,
+  speakerBoost: 2,
+  sessionDecay: 1,
+  timeBoost: 2.5,
+};
 
 const WHEN_QUESTION = /\b(when|what (day|date|week|month|year|time)|how long ago|since when|which (day|date|week|month|year))\b/i;
 
@@ -65,6 +96,9 @@ export function isWhenQuestion(query: string): boolean {
 export function mentionsTime(text: string): boolean {
   return TIME_EXPRESSION.test(text);
 }
+
+/** How many turns on each side of a hit the options read (0 when neighbours are off). */
+export const neighbourWindow = (options: EpisodeRankOptions = {}): number => (usesNeighbours(options) ? (options.window ?? EPISODE_RANK_DEFAULTS.window) : 0);
 
 /** Whether the options spread a hit's score to the turns around it. */
 export const usesNeighbours = (options: EpisodeRankOptions = {}): boolean =>
@@ -87,16 +121,17 @@ export function rerankEpisodes(
   options: EpisodeRankOptions = {},
   neighbours: ReadonlyMap<string, Episode> = new Map(),
 ): Episode[] {
-  const { k, replyWeight, promptWeight, sessionDecay: decay, timeBoost: boost } = { ...EPISODE_RANK_DEFAULTS, ...definedOnly(options) };
+  const { k, replyWeight, promptWeight, window, minWords, speakerBoost, sessionDecay: decay, timeBoost: boost } = { ...EPISODE_RANK_DEFAULTS, ...definedOnly(options) };
+  const asked = new Set(tokenize(query, { stemming: false }));
   const when = boost !== 1 && isWhenQuestion(query);
-  const byKey = new Map<string, { episode: Episode; score: number; order: number }>();
-  const credit = (episode: Episode | undefined, score: number, order: number) => {
+  const byKey = new Map<string, { episode: Episode; score: number; lent: number; order: number }>();
+  const credit = (episode: Episode | undefined, score: number, order: number, own: boolean) => {
     if (!episode || score === 0) return;
-    const c = byKey.get(episode.key);
-    if (c) {
-      c.score += score;
-      c.order = Math.min(c.order, order);
-    } else byKey.set(episode.key, { episode, score, order });
+    let c = byKey.get(episode.key);
+    if (!c) byKey.set(episode.key, (c = { episode, score: 0, lent: 0, order }));
+    c.order = Math.min(c.order, order);
+    if (own) c.score += score;
+    else c.lent += score;
   };
   const inHits = new Map(hits.map((h) => [episodeKey(h.threadId, h.turn), h]));
   const at = (e: Episode, turn: number) => {
@@ -105,11 +140,22 @@ export function rerankEpisodes(
   };
   hits.forEach((episode, i) => {
     const base = (1 / (k + i + 1)) * (when && mentionsTime(episode.text) ? boost : 1);
-    credit(episode, base, i);
-    if (replyWeight > 0) credit(at(episode, episode.turn + 1), replyWeight * base, i + 0.5);
-    if (promptWeight > 0 && episode.turn > 0) credit(at(episode, episode.turn - 1), promptWeight * base, i + 0.5);
+    credit(episode, base, i, true);
+    for (let d = 1; d <= window; d++) {
+      const share = 0.5 ** (d - 1) * base;
+      if (replyWeight > 0) credit(at(episode, episode.turn + d), replyWeight * share, i + 0.5, false);
+      if (promptWeight > 0 && episode.turn - d >= 0) credit(at(episode, episode.turn - d), promptWeight * share, i + 0.5, false);
+    }
   });
   const scored = [...byKey.values()];
+  for (const s of scored) {
+    s.score += s.lent;
+    if (minWords > 0) {
+      const n = tokenize(s.episode.text).length;
+      if (n < minWords) s.score *= (n + 1) / (minWords + 1);
+    }
+    if (speakerBoost !== 1 && asked.has(s.episode.speaker.toLowerCase())) s.score *= speakerBoost;
+  }
   if (decay >= 1) return scored.sort((a, b) => b.score - a.score || a.order - b.order).slice(0, limit).map((s) => s.episode);
   const picked = new Map<string, number>();
   const out: Episode[] = [];

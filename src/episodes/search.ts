@@ -1,7 +1,7 @@
 import type { BaseStore, GetOperation, Item } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
 import { episodeKey, toEpisode, type Episode } from "./episode.js";
-import { rerankEpisodes, usesNeighbours, type EpisodeRankOptions } from "./rank.js";
+import { neighbourWindow, rerankEpisodes, type EpisodeRankOptions } from "./rank.js";
 
 /** Options for {@link searchEpisodes}. */
 export interface SearchEpisodesOptions extends EpisodeRankOptions {
@@ -65,20 +65,23 @@ export async function searchEpisodes(store: BaseStore, namespace: string[], opti
   const filter = options.threadId === undefined ? undefined : { threadId: options.threadId };
   const hits = await store.search(namespace, { query, limit: pool, filter });
   const episodes = hits.map((h) => toEpisode({ key: h.key, value: h.value, score: h.score })).filter((e): e is Episode => e !== undefined);
-  const around = rerank && usesNeighbours(options) ? await neighboursOf(store, namespace, episodes, options.threadId) : undefined;
+  const window = rerank ? neighbourWindow(options) : 0;
+  const around = window > 0 ? await neighboursOf(store, namespace, episodes, window, options.threadId) : undefined;
   const picked = rerank ? rerankEpisodes(query, episodes, limit, options, around) : episodes.slice(0, limit);
   if (options.neighbours) await addNeighbours(store, namespace, picked);
   return picked;
 }
 
 /** The turns right before and after each hit that are not hits themselves, by key, read in one batch of gets. */
-async function neighboursOf(store: BaseStore, namespace: string[], hits: Episode[], threadId: string | undefined): Promise<Map<string, Episode>> {
+async function neighboursOf(store: BaseStore, namespace: string[], hits: Episode[], window: number, threadId: string | undefined): Promise<Map<string, Episode>> {
   const have = new Set(hits.map((h) => h.key));
   const keys = new Set<string>();
   for (const h of hits) {
-    for (const turn of [h.turn - 1, h.turn + 1]) {
-      const key = episodeKey(h.threadId, turn);
-      if (turn >= 0 && !have.has(key)) keys.add(key);
+    for (let d = 1; d <= window; d++) {
+      for (const turn of [h.turn - d, h.turn + d]) {
+        const key = episodeKey(h.threadId, turn);
+        if (turn >= 0 && !have.has(key)) keys.add(key);
+      }
     }
   }
   const out = new Map<string, Episode>();
