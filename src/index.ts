@@ -62,7 +62,6 @@ export {
   EPISODE_CURSOR_ROOT,
   EPISODE_INDEX_FIELDS,
   episodeKey,
-  episodeContext,
   type Episode,
   type EpisodeValue,
 } from "./episodes/episode.js";
@@ -102,3 +101,7 @@ export type { EncryptionOptions, EncryptionKey } from "./store/hnsw/cipher.js";
 export { EncryptedSerializer, type EncryptedSerializerOptions } from "./privacy/encrypted-serializer.js";
 // Client of a memory server (also at the subpath `langgraph-hnsw-memory/remote`; the server itself is `langgraph-hnsw-memory/server`)
 export { RemoteStore, type RemoteStoreOptions } from "./store/remote/remote-store.js";
+
+// Episodic memory: resolved relative dates, re-ranking defaults
+export { resolveRelativeDates, type ResolvedDate } from "./episodes/dates.js";
+export { EPISODE_RANK_DEFAULTS } from "./episodes/rank.js";

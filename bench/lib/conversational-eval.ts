@@ -4,8 +4,7 @@ import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
 import type { RetrievalMode } from "../../src/store/hnsw/search.js";
 import { recordEpisodes } from "../../src/episodes/record.js";
 import { searchEpisodes, type SearchEpisodesOptions } from "../../src/episodes/search.js";
-import { episodeContext } from "../../src/episodes/episode.js";
-import { baselineText, KINDS, sessionThread, turnKey, type LargeConversation, type QuestionKind } from "./conversations-large.js";
+import { baselineText, episodeContext, KINDS, sessionThread, turnKey, type LargeConversation, type QuestionKind } from "./conversations-large.js";
 
 export const CUTOFFS = [5, 10, 20] as const;
 export type Recall = Record<`R@${(typeof CUTOFFS)[number]}`, number> & { questions: number };

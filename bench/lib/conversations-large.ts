@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { episodeContext, episodeKey } from "../../src/episodes/episode.js";
+import { episodeKey } from "../../src/episodes/episode.js";
 
 export type QuestionKind = "single-hop" | "context" | "temporal" | "multi-hop" | "open-domain";
 /** Every kind either set asks; a report lists the kinds its set has. */
@@ -57,4 +57,30 @@ export function textsToEmbed(c: LargeConversation): string[] {
   const out: string[] = [];
   for (const s of c.sessions) for (const [speaker, text] of s.turns) out.push(baselineText(speaker, text));
   return out.concat(c.questions.map((q) => q.q));
+}
+
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+
+/**
+ * The date as words and digits ("Monday 8 May 2023, 2023-05-08"), so both a
+ * question naming the month and one giving the ISO date can match it.
+ */
+function spokenDate(date: string): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  if (Number.isNaN(d.getTime())) return date;
+  return `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${date}`;
+}
+
+/**
+ * The indexed context of a turn as the previous release wrote it (for the
+ * "before" rows; recordEpisodes no longer writes it): the session date, the turn before it (which
+ * often holds the topic a short reply answers: "Are you still playing Civ?"
+ * → "Been playing it for a month now") and the turn itself.
+ */
+export function episodeContext(turn: { speaker: string; text: string; date: string }, previous?: { speaker: string; text: string }): string {
+  const lines = [`[${spokenDate(turn.date)}]`];
+  if (previous) lines.push(`${previous.speaker}: ${previous.text}`);
+  lines.push(`${turn.speaker}: ${turn.text}`);
+  return lines.join("\n");
 }

@@ -1,5 +1,6 @@
 import type { Item } from "@langchain/langgraph-checkpoint";
 import { EPISODE_CURSOR_ROOT } from "../store/hidden-namespaces.js";
+import type { ResolvedDate } from "./dates.js";
 
 /**
  * The default namespace template for episodes: one namespace per user,
@@ -43,6 +44,8 @@ export interface EpisodeValue {
   said: string;
   /** Indexed only by episodes recorded by earlier versions: date, previous turn and this turn. */
   context?: string;
+  /** The turn's relative time expressions resolved against `date` ("last Friday" → 2024-03-01); absent when it has none. Not indexed. */
+  when?: ResolvedDate[];
   /** Marks the item as an episode. */
   kind: "episode";
   [key: string]: unknown;
@@ -58,6 +61,8 @@ export interface Episode {
   turn: number;
   date: string;
   timestamp: string;
+  /** The turn's relative time expressions and the days they meant, when it has any. */
+  when?: ResolvedDate[];
   /** The store's relevance score, when it gave one. */
   score?: number;
   /** The turn before, when neighbours were asked for and it exists. */
@@ -79,31 +84,6 @@ export function episodeCursorNamespace(namespace: readonly string[]): string[] {
   return [EPISODE_CURSOR_ROOT, ...namespace];
 }
 
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
-const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-
-/**
- * The date as words and digits ("Monday 8 May 2023, 2023-05-08"), so both a
- * question naming the month and one giving the ISO date can match it.
- */
-export function spokenDate(date: string): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  if (Number.isNaN(d.getTime())) return date;
-  return `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${date}`;
-}
-
-/**
- * The indexed text of a turn: the session date, the turn before it (which
- * often holds the topic a short reply answers: "Are you still playing Civ?"
- * → "Been playing it for a month now") and the turn itself.
- */
-export function episodeContext(turn: { speaker: string; text: string; date: string }, previous?: { speaker: string; text: string }): string {
-  const lines = [`[${spokenDate(turn.date)}]`];
-  if (previous) lines.push(`${previous.speaker}: ${previous.text}`);
-  lines.push(`${turn.speaker}: ${turn.text}`);
-  return lines.join("\n");
-}
-
 /** Reads an item as an episode; undefined when it is not one. */
 export function toEpisode(item: Pick<Item, "key" | "value"> & { score?: number }): Episode | undefined {
   const v = item.value as Partial<EpisodeValue> | null | undefined;
@@ -117,6 +97,9 @@ export function toEpisode(item: Pick<Item, "key" | "value"> & { score?: number }
     date: String(v.date ?? ""),
     timestamp: String(v.timestamp ?? ""),
   };
+  if (Array.isArray(v.when) && v.when.length > 0) {
+    episode.when = v.when.filter((w): w is ResolvedDate => typeof w?.phrase === "string" && typeof w?.date === "string");
+  }
   if (typeof item.score === "number") episode.score = item.score;
   return episode;
 }

@@ -2,6 +2,7 @@ import type { BaseStore, PutOperation } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
 import { unreadFrom } from "../extract/cursor.js";
 import { toPlainMessages, type ConversationMessage } from "../extract/messages.js";
+import { resolveRelativeDates } from "./dates.js";
 import { episodeCursorNamespace, episodeKey, EPISODE_INDEX_FIELDS, type EpisodeValue } from "./episode.js";
 
 /** Options for {@link recordEpisodes}. */
@@ -111,6 +112,8 @@ export async function recordEpisodes(options: RecordEpisodesOptions): Promise<st
       said: `${speaker}: ${m.text}`,
       kind: "episode",
     };
+    const resolved = resolveRelativeDates(m.text, date);
+    if (resolved.length > 0) value.when = resolved;
     const key = episodeKey(threadId, turn);
     const op: PutOperation = { namespace, key, value, index: [...EPISODE_INDEX_FIELDS] };
     if (options.ttl !== undefined) (op as PutOperation & { ttl?: number }).ttl = options.ttl;
