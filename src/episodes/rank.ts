@@ -1,4 +1,5 @@
 import { tokenize } from "../embeddings/tokenize.js";
+import { InvalidArgumentError } from "../errors.js";
 import { episodeKey, type Episode } from "./episode.js";
 
 /**
@@ -31,7 +32,7 @@ export interface EpisodeRankOptions {
   /**
    * How many turns on each side a hit lends its score to: the turn at
    * distance d gets `replyWeight` (after) or `promptWeight` (before) times
-   * `0.5^(d-1)` of it.
+   * `0.5^(d-1)` of it. At most {@link MAX_WINDOW}.
    * @default 2
    */
   window?: number;
@@ -87,6 +88,26 @@ const TIME_WORDS =
   "january|february|march|april|june|july|august|september|october|november|december|\\b(19|20)\\d\\d\\b";
 const TIME_EXPRESSION = new RegExp(`\\b(${TIME_WORDS})\\b`, "i");
 
+/** The most turns on each side a hit may lend its score to (each one is a read). */
+export const MAX_WINDOW = 5;
+
+/** Validates rank options; throws {@link InvalidArgumentError} naming the bad one. */
+export function checkRankOptions(o: EpisodeRankOptions, caller = "rerankEpisodes"): void {
+  const bad = (name: string, v: unknown, rule: string) => new InvalidArgumentError(`${caller} ${name} must be ${rule}, got ${String(v)}`);
+  const num = (name: keyof EpisodeRankOptions, ok: (v: number) => boolean, rule: string) => {
+    const v = o[name];
+    if (v !== undefined && (typeof v !== "number" || !Number.isFinite(v) || !ok(v))) throw bad(name, v, rule);
+  };
+  num("k", (v) => v >= 0, "a finite number >= 0");
+  num("replyWeight", (v) => v >= 0, "a finite number >= 0");
+  num("promptWeight", (v) => v >= 0, "a finite number >= 0");
+  num("window", (v) => Number.isInteger(v) && v >= 0 && v <= MAX_WINDOW, `an integer from 0 to ${MAX_WINDOW}`);
+  num("minWords", (v) => Number.isInteger(v) && v >= 0, "an integer >= 0");
+  num("speakerBoost", (v) => v > 0, "a finite number > 0");
+  num("timeBoost", (v) => v > 0, "a finite number > 0");
+  num("sessionDecay", (v) => v > 0 && v <= 1, "a number in (0, 1]");
+}
+
 /** Whether a question asks when something happened. */
 export function isWhenQuestion(query: string): boolean {
   return WHEN_QUESTION.test(query);
@@ -121,6 +142,7 @@ export function rerankEpisodes(
   options: EpisodeRankOptions = {},
   neighbours: ReadonlyMap<string, Episode> = new Map(),
 ): Episode[] {
+  checkRankOptions(options);
   const { k, replyWeight, promptWeight, window, minWords, speakerBoost, sessionDecay: decay, timeBoost: boost } = { ...EPISODE_RANK_DEFAULTS, ...definedOnly(options) };
   const asked = new Set(tokenize(query, { stemming: false }));
   const when = boost !== 1 && isWhenQuestion(query);

@@ -1,7 +1,7 @@
 import type { BaseStore, GetOperation, Item } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
 import { episodeKey, toEpisode, type Episode } from "./episode.js";
-import { neighbourWindow, rerankEpisodes, type EpisodeRankOptions } from "./rank.js";
+import { checkRankOptions, neighbourWindow, rerankEpisodes, type EpisodeRankOptions } from "./rank.js";
 
 /** Options for {@link searchEpisodes}. */
 export interface SearchEpisodesOptions extends EpisodeRankOptions {
@@ -57,6 +57,7 @@ export async function searchEpisodes(store: BaseStore, namespace: string[], opti
   if (typeof options?.query !== "string") throw new InvalidArgumentError("searchEpisodes needs `query`, a string");
   checkLimit("limit", options.limit);
   checkLimit("pool", options.pool);
+  checkRankOptions(options, "searchEpisodes");
   const limit = options.limit ?? 5;
   const query = options.query.trim();
   if (query === "") return [];

@@ -156,6 +156,9 @@ describe.each(storeFactories())("episodes over $name", (factory) => {
     await expect(recordEpisodes({ store: c.store, namespace: NS, threadId: "", messages: lisbon })).rejects.toBeInstanceOf(InvalidArgumentError);
     await expect(recordEpisodes({ store: c.store, namespace: NS, threadId: "t1", messages: lisbon, now: "not a date" })).rejects.toBeInstanceOf(InvalidArgumentError);
     await expect(searchEpisodes(c.store, NS, { query: "x", limit: 0 })).rejects.toBeInstanceOf(InvalidArgumentError);
+    for (const bad of [{ window: 1000 }, { window: 1.5 }, { replyWeight: -1 }, { replyWeight: Number.NaN }, { minWords: -2 }, { speakerBoost: 0 }, { sessionDecay: 1.5 }, { k: Infinity }]) {
+      await expect(searchEpisodes(c.store, NS, { query: "x", ...bad })).rejects.toThrow(/searchEpisodes (window|replyWeight|minWords|speakerBoost|sessionDecay|k) must be/);
+    }
     expect(await c.store.search(NS, { limit: 10 })).toEqual([]);
   });
 });
