@@ -132,6 +132,8 @@ export const usesNeighbours = (options: EpisodeRankOptions = {}): boolean =>
  * after it and `promptWeight` to the turn before, so a turn is scored with
  * its neighbours. Turns found only as neighbours come from `neighbours`
  * (keyed by {@link episodeKey}); neighbours missing from it are skipped.
+ * A turn's total is then scaled down when it has fewer than `minWords`
+ * content words, and up by `speakerBoost` when the query names its speaker.
  * With `sessionDecay < 1`, each session's later picks are discounted (greedy,
  * like MMR with "same session" as the similarity). Returns at most `limit`.
  */
