@@ -62,7 +62,6 @@ export {
   EPISODE_CURSOR_ROOT,
   EPISODE_INDEX_FIELDS,
   episodeKey,
-  episodeContext,
   type Episode,
   type EpisodeValue,
 } from "./episodes/episode.js";
@@ -123,3 +122,7 @@ export type { OptimizerStrategy, OptimizerPrompts } from "./procedures/strategie
 export type { OptimizerCost } from "./procedures/cost.js";
 export type { Trajectory } from "./procedures/render.js";
 export { LEARNED_INSTRUCTIONS_HEADER, LEARNED_INSTRUCTIONS_PREAMBLE, learnedInstructionsSection, type ProcedureOptions } from "./procedures/section.js";
+
+// Episodic memory: resolved relative dates, re-ranking defaults
+export { resolveRelativeDates, type ResolvedDate } from "./episodes/dates.js";
+export { EPISODE_RANK_DEFAULTS } from "./episodes/rank.js";

@@ -8,7 +8,7 @@ import { baselineStore, episodeRanker, episodeStore, evaluate, storeRanker, tabl
  * The conversational benchmark (bench/data/conversations-large.json): evidence
  * recall at 5/10/20 per question kind for the issue's baseline (one item per
  * turn, `"<speaker>: <text>"`) under keyword, vector and hybrid retrieval,
- * and for episodes as the package writes them (contextual index) and
+ * and for episodes as the package writes them (one vector per turn) and
  * searches them (`searchEpisodes`). Reports the split in `BENCH_SPLIT`
  * (`heldout` by default; `tune` is what the defaults were tuned on).
  */
@@ -31,7 +31,7 @@ export async function runConversationalBench(embedder: Embeddings): Promise<{ sp
   for (const mode of ["keyword", "vector", "hybrid"] as const) {
     const store = await episodeStore(convs, cache, mode);
     stores.push(store);
-    reports[`episodes (turn + context), ${mode}, store order`] = await evaluate(convs, episodeRanker(store, { rerank: false }));
+    reports[`episodes (one vector per turn), ${mode}, store order`] = await evaluate(convs, episodeRanker(store, { rerank: false }));
     if (mode === "hybrid") reports["**episodes, searchEpisodes (new default)**"] = await evaluate(convs, episodeRanker(store));
   }
   for (const s of stores) await s.close();

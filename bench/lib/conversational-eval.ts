@@ -4,7 +4,7 @@ import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
 import type { RetrievalMode } from "../../src/store/hnsw/search.js";
 import { recordEpisodes } from "../../src/episodes/record.js";
 import { searchEpisodes, type SearchEpisodesOptions } from "../../src/episodes/search.js";
-import { baselineText, KINDS, sessionThread, turnKey, type LargeConversation, type QuestionKind } from "./conversations-large.js";
+import { baselineText, episodeContext, KINDS, sessionThread, turnKey, type LargeConversation, type QuestionKind } from "./conversations-large.js";
 
 export const CUTOFFS = [5, 10, 20] as const;
 export type Recall = Record<`R@${(typeof CUTOFFS)[number]}`, number> & { questions: number };
@@ -71,6 +71,33 @@ export async function recordConversations(store: BaseStore, convs: LargeConversa
   }
 }
 
+/**
+ * Episodes as the previous release wrote them (for the "before" rows): the
+ * same values plus an indexed `context` (date, previous turn, turn), two
+ * vectors per turn, keys and threads as recordEpisodes writes them.
+ */
+export async function legacyEpisodeStore(convs: LargeConversation[], embeddings: Embeddings): Promise<HNSWStore> {
+  const store = new HNSWStore({ index: { dims: 512, embeddings, fields: ["text"] } });
+  for (const c of convs) {
+    const [a, b] = c.speakers;
+    for (const [si, s] of c.sessions.entries()) {
+      const ops = s.turns.map(([speaker, text], ti) => {
+        const prev = ti > 0 ? { speaker: s.turns[ti - 1]![0], text: s.turns[ti - 1]![1] } : undefined;
+        const value = {
+          text, speaker, role: speaker === a ? "user" : speaker === b ? "assistant" : "user", threadId: sessionThread(si), turn: ti,
+          timestamp: `${s.date}T12:00:00.000Z`, date: s.date, said: baselineText(speaker, text), context: episodeContext({ speaker, text, date: s.date }, prev), kind: "episode",
+        };
+        return { namespace: [c.id], key: turnKey(si, ti), value, index: ["said", "context"] };
+      });
+      await store.batch(ops);
+    }
+  }
+  return store;
+}
+
+/** The previous release's re-ranking defaults (k 10, time boost 2.5, session decay 0.9, no neighbours). */
+export const LEGACY_RANK = { k: 10, timeBoost: 2.5, sessionDecay: 0.9, replyWeight: 0, promptWeight: 0 } as const;
+
 export async function episodeStore(convs: LargeConversation[], embeddings: Embeddings, retrieval: RetrievalMode = "hybrid"): Promise<HNSWStore> {
   const store = new HNSWStore({ index: { dims: 512, embeddings, fields: ["text"] }, retrieval });
   await recordConversations(store, convs);
@@ -86,10 +113,12 @@ export const episodeRanker =
 
 /** A markdown table of the reports. */
 export function table(reports: Record<string, RankerReport>): string {
-  const head = `| ranking | ${[...KINDS, "all"].map((k) => `${k} R@5 / R@10 / R@20`).join(" | ")} |`;
-  const rule = `|---|${[...KINDS, "all"].map(() => "---").join("|")}|`;
+  const first = Object.values(reports)[0];
+  const kinds = [...KINDS.filter((k) => !first || first[k].questions > 0), "all"] as const;
+  const head = `| ranking | ${kinds.map((k) => `${k} R@5 / R@10 / R@20`).join(" | ")} |`;
+  const rule = `|---|${kinds.map(() => "---").join("|")}|`;
   const rows = Object.entries(reports).map(
-    ([name, r]) => `| ${name} | ${([...KINDS, "all"] as const).map((k) => CUTOFFS.map((c) => r[k][`R@${c}`].toFixed(1)).join(" / ")).join(" | ")} |`,
+    ([name, r]) => `| ${name} | ${kinds.map((k) => CUTOFFS.map((c) => r[k as QuestionKind | "all"][`R@${c}`].toFixed(1)).join(" / ")).join(" | ")} |`,
   );
   return [head, rule, ...rows].join("\n");
 }

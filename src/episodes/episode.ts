@@ -1,5 +1,6 @@
 import type { Item } from "@langchain/langgraph-checkpoint";
 import { EPISODE_CURSOR_ROOT } from "../store/hidden-namespaces.js";
+import type { ResolvedDate } from "./dates.js";
 
 /**
  * The default namespace template for episodes: one namespace per user,
@@ -17,10 +18,11 @@ export { EPISODE_CURSOR_ROOT };
 
 /**
  * The value fields embedded and keyword-indexed for a turn (passed as `put`'s
- * `index` argument). `context` holds the session date, the turn before and
- * the turn itself; `text` (what is returned) is not indexed on its own.
+ * `index` argument): `said`, `"<speaker>: <text>"`, one vector per turn.
+ * (Episodes recorded by earlier versions also indexed a longer `context`, the date, the
+ * turn before and the turn, at twice the embedding cost; search reads both.)
  */
-export const EPISODE_INDEX_FIELDS = ["said", "context"] as const;
+export const EPISODE_INDEX_FIELDS = ["said"] as const;
 
 /** What the store holds for one turn of a conversation. */
 export interface EpisodeValue {
@@ -40,8 +42,10 @@ export interface EpisodeValue {
   date: string;
   /** Indexed: `"<speaker>: <text>"`, the turn on its own. */
   said: string;
-  /** Indexed: date, previous turn and this turn. */
-  context: string;
+  /** Indexed only by episodes recorded by earlier versions: date, previous turn and this turn. */
+  context?: string;
+  /** The turn's relative time expressions resolved against `date` ("last Friday" → 2024-03-01); absent when it has none. Not indexed. */
+  when?: ResolvedDate[];
   /** Marks the item as an episode. */
   kind: "episode";
   [key: string]: unknown;
@@ -57,6 +61,8 @@ export interface Episode {
   turn: number;
   date: string;
   timestamp: string;
+  /** The turn's relative time expressions and the days they meant, when it has any. */
+  when?: ResolvedDate[];
   /** The store's relevance score, when it gave one. */
   score?: number;
   /** The turn before, when neighbours were asked for and it exists. */
@@ -78,31 +84,6 @@ export function episodeCursorNamespace(namespace: readonly string[]): string[] {
   return [EPISODE_CURSOR_ROOT, ...namespace];
 }
 
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
-const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-
-/**
- * The date as words and digits ("Monday 8 May 2023, 2023-05-08"), so both a
- * question naming the month and one giving the ISO date can match it.
- */
-export function spokenDate(date: string): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  if (Number.isNaN(d.getTime())) return date;
-  return `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${date}`;
-}
-
-/**
- * The indexed text of a turn: the session date, the turn before it (which
- * often holds the topic a short reply answers: "Are you still playing Civ?"
- * → "Been playing it for a month now") and the turn itself.
- */
-export function episodeContext(turn: { speaker: string; text: string; date: string }, previous?: { speaker: string; text: string }): string {
-  const lines = [`[${spokenDate(turn.date)}]`];
-  if (previous) lines.push(`${previous.speaker}: ${previous.text}`);
-  lines.push(`${turn.speaker}: ${turn.text}`);
-  return lines.join("\n");
-}
-
 /** Reads an item as an episode; undefined when it is not one. */
 export function toEpisode(item: Pick<Item, "key" | "value"> & { score?: number }): Episode | undefined {
   const v = item.value as Partial<EpisodeValue> | null | undefined;
@@ -116,6 +97,9 @@ export function toEpisode(item: Pick<Item, "key" | "value"> & { score?: number }
     date: String(v.date ?? ""),
     timestamp: String(v.timestamp ?? ""),
   };
+  if (Array.isArray(v.when) && v.when.length > 0) {
+    episode.when = v.when.filter((w): w is ResolvedDate => typeof w?.phrase === "string" && typeof w?.date === "string");
+  }
   if (typeof item.score === "number") episode.score = item.score;
   return episode;
 }

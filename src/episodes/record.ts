@@ -2,7 +2,8 @@ import type { BaseStore, PutOperation } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
 import { unreadFrom } from "../extract/cursor.js";
 import { toPlainMessages, type ConversationMessage } from "../extract/messages.js";
-import { episodeContext, episodeCursorNamespace, episodeKey, EPISODE_INDEX_FIELDS, type EpisodeValue } from "./episode.js";
+import { resolveRelativeDates } from "./dates.js";
+import { episodeCursorNamespace, episodeKey, EPISODE_INDEX_FIELDS, type EpisodeValue } from "./episode.js";
 
 /** Options for {@link recordEpisodes}. */
 export interface RecordEpisodesOptions {
@@ -40,15 +41,13 @@ interface EpisodeCursor {
   last: string;
   /** How many turns of the thread have been recorded (the next turn's number). */
   turns: number;
-  /** The last recorded turn, the context of the next one. */
-  previous?: { speaker: string; text: string };
   updatedAt: string;
 }
 
 async function readEpisodeCursor(store: BaseStore, namespace: string[], threadId: string): Promise<EpisodeCursor | undefined> {
   const v = (await store.get(episodeCursorNamespace(namespace), threadId))?.value as Partial<EpisodeCursor> | undefined;
   if (!v || typeof v.processed !== "number" || typeof v.last !== "string" || typeof v.turns !== "number") return undefined;
-  return { processed: v.processed, last: v.last, turns: v.turns, previous: v.previous, updatedAt: String(v.updatedAt ?? "") };
+  return { processed: v.processed, last: v.last, turns: v.turns, updatedAt: String(v.updatedAt ?? "") };
 }
 
 function toDate(now: RecordEpisodesOptions["now"]): Date {
@@ -65,8 +64,10 @@ function toDate(now: RecordEpisodesOptions["now"]): Date {
  * the start under the same keys. System and tool messages, and assistant
  * messages with no text (tool calls only), are not turns.
  *
- * Each turn is stored with `value.text` (the turn, what recall shows) and an
- * indexed `value.context` (date, previous turn, turn): see {@link episodeContext}.
+ * Each turn is stored with `value.text` (the turn, what recall shows) and the
+ * indexed `value.said` (`"<speaker>: <text>"`): one embedding per turn, so
+ * recording costs what putting the turns as plain items costs. The turns
+ * around a match are scored at search time instead ({@link searchEpisodes}).
  *
  * @returns the keys written, in order.
  * @example
@@ -95,7 +96,6 @@ export async function recordEpisodes(options: RecordEpisodesOptions): Promise<st
   const from = unreadFrom(cursor, plain);
   const restart = from === 0;
   let turn = restart ? 0 : cursor!.turns;
-  let previous = restart ? undefined : cursor!.previous;
   const ops: PutOperation[] = [];
   const keys: string[] = [];
   for (const m of plain.slice(from)) {
@@ -110,19 +110,18 @@ export async function recordEpisodes(options: RecordEpisodesOptions): Promise<st
       timestamp,
       date,
       said: `${speaker}: ${m.text}`,
-      context: episodeContext({ speaker, text: m.text, date }, previous),
       kind: "episode",
     };
+    const resolved = resolveRelativeDates(m.text, date);
+    if (resolved.length > 0) value.when = resolved;
     const key = episodeKey(threadId, turn);
     const op: PutOperation = { namespace, key, value, index: [...EPISODE_INDEX_FIELDS] };
     if (options.ttl !== undefined) (op as PutOperation & { ttl?: number }).ttl = options.ttl;
     ops.push(op);
     keys.push(key);
-    previous = { speaker, text: m.text };
     turn++;
   }
   const next: EpisodeCursor = { processed: plain.length, last: plain[plain.length - 1]!.fingerprint, turns: turn, updatedAt: timestamp };
-  if (previous) next.previous = previous;
   ops.push({ namespace: episodeCursorNamespace(namespace), key: threadId, value: next as unknown as Record<string, unknown>, index: false });
   await store.batch(ops);
   return keys;

@@ -1,7 +1,7 @@
 import type { BaseStore, GetOperation, Item } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
 import { episodeKey, toEpisode, type Episode } from "./episode.js";
-import { rerankEpisodes, type EpisodeRankOptions } from "./rank.js";
+import { checkRankOptions, neighbourWindow, rerankEpisodes, type EpisodeRankOptions } from "./rank.js";
 
 /** Options for {@link searchEpisodes}. */
 export interface SearchEpisodesOptions extends EpisodeRankOptions {
@@ -29,7 +29,8 @@ export interface SearchEpisodesOptions extends EpisodeRankOptions {
    */
   pool?: number;
   /**
-   * Re-rank the store's hits (time-aware, spread over sessions: {@link rerankEpisodes}).
+   * Re-rank the store's hits, scoring each turn with its neighbours (the
+   * reply after a matching turn, the question before it: {@link rerankEpisodes}).
    * `false` returns the store's order.
    * @default true
    */
@@ -42,9 +43,9 @@ function checkLimit(name: string, v: number | undefined): void {
 
 /**
  * Finds the past turns that answer `query` in a user's episode namespace:
- * the store ranks the turns by their indexed context (date, previous turn,
- * turn), then {@link rerankEpisodes} favours turns that say when something
- * happened for "when" questions and spreads the results over sessions.
+ * the store ranks the turns (`"<speaker>: <text>"`, one vector each, and
+ * keywords), then {@link rerankEpisodes} scores each turn with its
+ * neighbours, so the reply to a turn that names the topic is found too.
  *
  * @example
  * ```ts
@@ -56,6 +57,7 @@ export async function searchEpisodes(store: BaseStore, namespace: string[], opti
   if (typeof options?.query !== "string") throw new InvalidArgumentError("searchEpisodes needs `query`, a string");
   checkLimit("limit", options.limit);
   checkLimit("pool", options.pool);
+  checkRankOptions(options, "searchEpisodes");
   const limit = options.limit ?? 5;
   const query = options.query.trim();
   if (query === "") return [];
@@ -64,9 +66,34 @@ export async function searchEpisodes(store: BaseStore, namespace: string[], opti
   const filter = options.threadId === undefined ? undefined : { threadId: options.threadId };
   const hits = await store.search(namespace, { query, limit: pool, filter });
   const episodes = hits.map((h) => toEpisode({ key: h.key, value: h.value, score: h.score })).filter((e): e is Episode => e !== undefined);
-  const picked = rerank ? rerankEpisodes(query, episodes, limit, options) : episodes.slice(0, limit);
+  const window = rerank ? neighbourWindow(options) : 0;
+  const around = window > 0 ? await neighboursOf(store, namespace, episodes, window, options.threadId) : undefined;
+  const picked = rerank ? rerankEpisodes(query, episodes, limit, options, around) : episodes.slice(0, limit);
   if (options.neighbours) await addNeighbours(store, namespace, picked);
   return picked;
+}
+
+/** The turns right before and after each hit that are not hits themselves, by key, read in one batch of gets. */
+async function neighboursOf(store: BaseStore, namespace: string[], hits: Episode[], window: number, threadId: string | undefined): Promise<Map<string, Episode>> {
+  const have = new Set(hits.map((h) => h.key));
+  const keys = new Set<string>();
+  for (const h of hits) {
+    for (let d = 1; d <= window; d++) {
+      for (const turn of [h.turn - d, h.turn + d]) {
+        const key = episodeKey(h.threadId, turn);
+        if (turn >= 0 && !have.has(key)) keys.add(key);
+      }
+    }
+  }
+  const out = new Map<string, Episode>();
+  if (keys.size === 0) return out;
+  const ops: GetOperation[] = [...keys].map((key) => ({ namespace, key }));
+  const items = (await store.batch(ops)) as Array<Item | null>;
+  for (const item of items) {
+    const e = item ? toEpisode(item) : undefined;
+    if (e && (threadId === undefined || e.threadId === threadId)) out.set(e.key, e);
+  }
+  return out;
 }
 
 /** Fills `before` and `after` of each episode with one batch of gets. */

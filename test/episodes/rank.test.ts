@@ -17,14 +17,39 @@ describe("rerankEpisodes", () => {
 
   it("moves a turn that says when above a closer match for a when-question only", () => {
     const hits = [ep("a", "The parrot is so loud"), ep("b", "We adopted a parrot last Friday", "t2")];
-    expect(rerankEpisodes("When did Maya adopt the parrot?", hits, 2).map((e) => e.key)).toEqual(["b", "a"]);
-    expect(rerankEpisodes("What is the parrot called?", hits, 2).map((e) => e.key)).toEqual(["a", "b"]);
+    expect(rerankEpisodes("When did Maya adopt the parrot?", hits, 2, { timeBoost: 2.5, minWords: 0, speakerBoost: 1 }).map((e) => e.key)).toEqual(["b", "a"]);
+    expect(rerankEpisodes("What is the parrot called?", hits, 2, { timeBoost: 2.5, minWords: 0, speakerBoost: 1 }).map((e) => e.key)).toEqual(["a", "b"]);
   });
 
   it("spreads results over sessions, and keeps store order when turned off", () => {
     const hits = [ep("a1", "x"), ep("a2", "x"), ep("a3", "x"), ep("b1", "x", "t2")];
-    expect(rerankEpisodes("q", hits, 4, { sessionDecay: 0.5 }).map((e) => e.key)).toEqual(["a1", "b1", "a2", "a3"]);
-    expect(rerankEpisodes("q", hits, 4, { sessionDecay: 1 }).map((e) => e.key)).toEqual(["a1", "a2", "a3", "b1"]);
+    expect(rerankEpisodes("q", hits, 4, { sessionDecay: 0.5, minWords: 0 }).map((e) => e.key)).toEqual(["a1", "b1", "a2", "a3"]);
+    expect(rerankEpisodes("q", hits, 4, { sessionDecay: 1, minWords: 0 }).map((e) => e.key)).toEqual(["a1", "a2", "a3", "b1"]);
     expect(rerankEpisodes("q", hits, 2)).toHaveLength(2);
+  });
+});
+
+describe("rerankEpisodes neighbours, short turns and speakers", () => {
+  const turn = (threadId: string, n: number, text: string, speaker = "Ana"): Episode => ({ key: `${threadId}#${String(n).padStart(6, "0")}`, text, speaker, threadId, turn: n, date: "2024-01-01", timestamp: "" });
+  const off = { minWords: 0, speakerBoost: 1, sessionDecay: 1, timeBoost: 1 };
+
+  it("lends a hit's score to the reply after it, read from the neighbours map", () => {
+    const topic = turn("t1", 4, "Are you still playing Civilization in the evenings?");
+    const reply = turn("t1", 5, "Been at it for a month now, every evening.");
+    const other = turn("t2", 0, "Civilization exhibits at the museum were closed");
+    const hits = [topic, other, turn("t3", 0, "something else entirely here"), turn("t4", 0, "more filler words here")];
+    const withReply = rerankEpisodes("how long playing Civilization", hits, 3, { ...off, k: 1, replyWeight: 0.8, window: 1 }, new Map([[reply.key, reply]]));
+    expect(withReply.map((e) => e.key)).toEqual([topic.key, reply.key, other.key]);
+    expect(rerankEpisodes("q", hits, 3, { ...off, replyWeight: 0, promptWeight: 0 }).map((e) => e.key)).not.toContain(reply.key);
+    // A neighbour absent from the map is skipped, not invented.
+    expect(rerankEpisodes("q", hits, 10, { ...off, replyWeight: 0.8 }).map((e) => e.key)).not.toContain(reply.key);
+  });
+
+  it("demotes turns with no content words and favours the speaker the question names", () => {
+    const hits = [turn("t1", 0, "When are they not?"), turn("t2", 0, "We adopted a whippet called Pepper", "Priya"), turn("t3", 0, "Dan adopted nothing today at all", "Dan")];
+    const base = { ...off, replyWeight: 0, promptWeight: 0 };
+    expect(rerankEpisodes("what dog did Priya adopt", hits, 3, base)[0]!.key).toBe(hits[0]!.key);
+    expect(rerankEpisodes("what dog did Priya adopt", hits, 3, { ...base, minWords: 3 })[0]!.key).toBe(hits[1]!.key);
+    expect(rerankEpisodes("what did Dan say", [hits[1]!, hits[2]!], 2, { ...base, speakerBoost: 2 })[0]!.key).toBe(hits[2]!.key);
   });
 });
