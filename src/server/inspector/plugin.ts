@@ -2,7 +2,8 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { InvalidArgumentError, InvalidNamespaceError, MemoryError } from "../../errors.js";
 import { InspectorApi, namespaceParam } from "./api.js";
-import { renderPage } from "./page.js";
+import { FILTER_FIELDS, MEMORY_SORTS, oneOf, pageParams } from "./listing.js";
+import { APP_CSS, appScript, renderPage } from "./page.js";
 
 /** Options for {@link inspectorPlugin}. */
 export interface InspectorOptions {
@@ -13,6 +14,17 @@ export interface InspectorOptions {
    * @default "langgraph-memory"
    */
   title?: string;
+  /**
+   * First label of a user's memory namespace: "Forget" on `[usersLabel, id]`
+   * asks for the user id and erases the user's memories and episodes.
+   * @default "users"
+   */
+  usersLabel?: string;
+  /**
+   * First label of a user's episode namespace (`["episodes", id]`).
+   * @default "episodes"
+   */
+  episodesLabel?: string;
 }
 
 function sendError(reply: FastifyReply, err: unknown): FastifyReply {
@@ -21,11 +33,15 @@ function sendError(reply: FastifyReply, err: unknown): FastifyReply {
   return reply.code(status).send({ error: (err as Error)?.name ?? "Error", message: err instanceof MemoryError || bad ? (err as Error).message : String((err as Error)?.message ?? err) });
 }
 
+type Query = Record<string, string | undefined>;
+
 /**
- * The web inspector, as a Fastify plugin: `GET /` serves one server-rendered
- * page; its script calls JSON routes under `/inspector/api/`. Register it
- * behind the server's auth hook; the page sends the key as `x-api-key`
- * when opened as `/#key=<key>`.
+ * The web inspector, as a Fastify plugin: `GET /` serves the page (a shell
+ * without data), `/inspector/app.js` and `/inspector/app.css` its script and
+ * style (no inline code, so it runs under `script-src 'self'`); the script
+ * calls JSON routes under `/inspector/api/`. Register it behind the server's
+ * auth hook; the page sends the API key typed into its key field as
+ * `x-api-key` (the key stays in the tab's `sessionStorage`).
  *
  * @example
  * ```ts
@@ -35,15 +51,22 @@ function sendError(reply: FastifyReply, err: unknown): FastifyReply {
  */
 export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app, options) => {
   if (!options?.store) throw new InvalidArgumentError("inspectorPlugin needs { store }");
-  const api = new InspectorApi(options.store);
+  const api = new InspectorApi(options.store, { usersLabel: options.usersLabel ?? "users", episodesLabel: options.episodesLabel ?? "episodes" });
   const title = options.title ?? "langgraph-memory";
+  const script = appScript();
 
-  // The page is a shell without data (public, so a browser can open it); its
-  // script loads everything through the JSON routes below, which sit behind
-  // the server's auth hook and are for services (an API key) or an open
-  // loopback server, never for end users, who would see everyone's memories.
+  // The page, script and style carry no data (public, so a browser can open
+  // them); the script loads everything through the JSON routes below, which
+  // sit behind the server's auth hook and are for services (an API key) or
+  // an open loopback server, never for end users, who would see everyone's memories.
   app.get("/", { config: { public: true } }, async (_req, reply) => {
-    return reply.type("text/html; charset=utf-8").send(renderPage({ title, namespaces: [] }));
+    return reply.type("text/html; charset=utf-8").header("cache-control", "no-store").send(renderPage({ title }));
+  });
+  app.get("/inspector/app.js", { config: { public: true } }, async (_req, reply) => {
+    return reply.type("text/javascript; charset=utf-8").header("x-content-type-options", "nosniff").header("cache-control", "no-cache").send(script);
+  });
+  app.get("/inspector/app.css", { config: { public: true } }, async (_req, reply) => {
+    return reply.type("text/css; charset=utf-8").header("x-content-type-options", "nosniff").header("cache-control", "no-cache").send(APP_CSS);
   });
   app.addHook("preHandler", async (req, reply) => {
     if (!req.url.startsWith("/inspector/api/")) return;
@@ -53,6 +76,8 @@ export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app,
     }
   });
 
+  app.get("/inspector/api/info", async () => ({ title, keepsHistory: api.keepsHistory, usersLabel: options.usersLabel ?? "users", episodesLabel: options.episodesLabel ?? "episodes" }));
+
   app.get("/inspector/api/namespaces", async (_req, reply) => {
     try {
       return { namespaces: await api.namespaces() };
@@ -61,11 +86,22 @@ export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app,
     }
   });
 
-  app.get<{ Querystring: { namespace?: string; query?: string; limit?: string } }>("/inspector/api/memories", async (req, reply) => {
+  app.get<{ Querystring: Query }>("/inspector/api/memories", async (req, reply) => {
     try {
-      const ns = namespaceParam(req.query.namespace ?? "");
-      const limit = req.query.limit === undefined ? undefined : Number(req.query.limit);
-      return { memories: await api.memories(ns, { query: req.query.query, limit }) };
+      const q = req.query;
+      const ns = namespaceParam(q.namespace ?? "");
+      const page = pageParams(q, { limit: 100 });
+      const sort = q.sort === undefined || q.sort === "" ? undefined : oneOf(q.sort, MEMORY_SORTS, "sort", "updated-desc");
+      const field = oneOf(q.field, FILTER_FIELDS, "field", "any");
+      return await api.memories(ns, { ...page, query: q.query, filter: q.filter, field, sort });
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
+  app.get<{ Querystring: Query }>("/inspector/api/memory", async (req, reply) => {
+    try {
+      return await api.memory(namespaceParam(req.query.namespace ?? ""), req.query.key);
     } catch (err) {
       return sendError(reply, err);
     }
@@ -82,13 +118,41 @@ export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app,
     }
   });
 
+  app.post<{ Body: { namespace?: unknown; key?: unknown; version?: unknown } }>("/inspector/api/restore", async (req, reply) => {
+    try {
+      return await api.restore(namespaceParam(req.body?.namespace), req.body?.key, req.body?.version);
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
   app.post<{ Body: { namespace?: unknown; confirm?: unknown } }>("/inspector/api/forget", async (req, reply) => {
     try {
       const ns = namespaceParam(req.body?.namespace);
-      if (req.body?.confirm !== ns.join(".")) {
-        throw new InvalidArgumentError(`forget needs confirm: ${JSON.stringify(ns.join("."))} (the namespace, typed again)`);
+      const person = api.personOf(ns);
+      const accepted = person === undefined ? [ns.join(".")] : [person, ns.join(".")];
+      if (typeof req.body?.confirm !== "string" || !accepted.includes(req.body.confirm)) {
+        throw new InvalidArgumentError(`forget needs confirm: ${JSON.stringify(accepted[0])} (the ${person === undefined ? "namespace" : "user id"}, typed again)`);
       }
       return await api.forget(ns);
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
+  app.get<{ Querystring: Query }>("/inspector/api/threads", async (req, reply) => {
+    try {
+      const ns = namespaceParam(req.query.namespace ?? "");
+      return await api.threads(ns, { ...pageParams(req.query, { limit: 50 }), filter: req.query.filter });
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
+  app.get<{ Querystring: Query }>("/inspector/api/thread", async (req, reply) => {
+    try {
+      const ns = namespaceParam(req.query.namespace ?? "");
+      return await api.thread(ns, req.query.thread, pageParams(req.query, { limit: 200 }));
     } catch (err) {
       return sendError(reply, err);
     }
