@@ -6,7 +6,7 @@ import { erasePerson } from "../../privacy/retention.js";
 import { HIDDEN_NAMESPACE_ROOTS } from "../../store/hidden-namespaces.js";
 import { hasPrefix, namespaceKey, validateNamespace } from "../../store/namespace.js";
 import { listThreads, threadTurns } from "./episodes-api.js";
-import { matches, scanPrefix, sortItems, textOf, type FilterField, type MemorySort, type PageRequest } from "./listing.js";
+import { matches, peekItem, peekSearch, scanPrefix, sortItems, textOf, type FilterField, type MemorySort, type PageRequest } from "./listing.js";
 
 /** What the inspector shows for one memory. */
 export interface InspectorMemory {
@@ -84,8 +84,11 @@ export class InspectorApi {
     private readonly clock: () => number = Date.now,
   ) {}
 
+  /** The store's own extras; a ProtectedStore's reads of expiry go to the store it wraps (they change nothing). */
   private get rich(): RichStore {
-    return this.store as unknown as RichStore;
+    const own = this.store as unknown as RichStore;
+    const inner = this.store instanceof ProtectedStore ? (this.store.inner as unknown as RichStore) : undefined;
+    return { count: own.count?.bind(own), expiryOf: (own.expiryOf ?? inner?.expiryOf)?.bind(own.expiryOf ? own : inner) };
   }
 
   /** Whether the store records a version of each memory it replaces or deletes (a ProtectedStore with history). */
@@ -105,7 +108,7 @@ export class InspectorApi {
     }
     const out: InspectorNamespace[] = [];
     for (const ns of all) {
-      const [first] = await this.store.search(ns, { limit: 1 });
+      const [first] = await peekSearch(this.store, ns, { limit: 1 });
       const kind = first && first.value.kind === "episode" && typeof first.value.threadId === "string" ? "episodes" : "memories";
       out.push({ namespace: ns, items: exact.get(namespaceKey(ns)) ?? 0, kind });
     }
@@ -132,7 +135,7 @@ export class InspectorApi {
 
     // The store's own order and count answer the plain listing without reading everything.
     if (!query && !needle && sort === "updated-desc" && prefix.length > 0 && this.rich.count) {
-      const [total, items] = await Promise.all([this.rich.count(prefix), this.store.search(prefix, { limit, offset })]);
+      const [total, items] = await Promise.all([this.rich.count(prefix), peekSearch(this.store, prefix, { limit, offset })]);
       return { memories: await Promise.all(items.map((i) => this.describe(i, now))), total, offset, limit, sort, complete: true };
     }
     const { items, complete } = await scanPrefix(this.store, prefix, { query });
@@ -145,7 +148,7 @@ export class InspectorApi {
   /** One memory (null when it is gone) and its kept versions, newest first. */
   async memory(namespace: string[], key: unknown): Promise<{ memory: InspectorMemory | null; history: MemoryVersion[]; keepsHistory: boolean }> {
     if (typeof key !== "string" || key === "") throw new InvalidArgumentError("key must be a non-empty string");
-    const item = await this.store.get(namespace, key);
+    const item = await peekItem(this.store, namespace, key);
     const history = await listHistory(this.store, namespace, key);
     return { memory: item ? await this.describe(item, this.clock()) : null, history, keepsHistory: this.keepsHistory };
   }
@@ -172,7 +175,7 @@ export class InspectorApi {
   async deleteMemory(namespace: string[], key: unknown): Promise<boolean> {
     if (typeof key !== "string" || key === "") throw new InvalidArgumentError("key must be a non-empty string");
     validateNamespace(namespace, { forWrite: true });
-    const existed = (await this.store.get(namespace, key)) !== null;
+    const existed = (await peekItem(this.store, namespace, key)) !== null;
     await this.store.delete(namespace, key);
     return existed;
   }
@@ -188,15 +191,15 @@ export class InspectorApi {
       throw new InvalidArgumentError(`version must be a positive integer from the memory's history, got ${JSON.stringify(version)}`);
     }
     validateNamespace(namespace, { forWrite: true });
-    const kept = await this.store.get(historyNamespace(namespace), `${key}@${version}`);
+    const kept = await peekItem(this.store, historyNamespace(namespace), `${key}@${version}`);
     if (!kept) throw new InvalidArgumentError(`no version ${version} of '${key}' in ${JSON.stringify(namespace)}`);
     const record = kept.value as unknown as MemoryVersion;
     const ops: PutOperation[] = [];
-    const current = await this.store.get(namespace, key);
+    const current = await peekItem(this.store, namespace, key);
     if (current && !this.keepsHistory) ops.push(versionPut(current, { op: "update", source: "inspector" }));
     ops.push({ namespace, key, value: record.value });
     await this.store.batch(ops);
-    const now = await this.store.get(namespace, key);
+    const now = await peekItem(this.store, namespace, key);
     return { restored: record, memory: now ? await this.describe(now, this.clock()) : null };
   }
 

@@ -1,4 +1,4 @@
-import type { BaseStore, Item, SearchItem } from "@langchain/langgraph-checkpoint";
+import type { BaseStore, GetOperation, Item, SearchItem, SearchOperation } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../../errors.js";
 import { HIDDEN_NAMESPACE_ROOTS } from "../../store/hidden-namespaces.js";
 
@@ -46,12 +46,30 @@ export function oneOf<T extends string>(raw: unknown, allowed: readonly T[], nam
   return raw as T;
 }
 
+/** Reads an item without refreshing its TTL (looking at a memory must not extend its life). */
+export async function peekItem(store: BaseStore, namespace: string[], key: string): Promise<Item | null> {
+  const op: GetOperation & { refreshTtl: boolean } = { namespace, key, refreshTtl: false };
+  const [item] = (await store.batch([op])) as [Item | null];
+  return item ?? null;
+}
+
+/** Searches without refreshing the TTL of what is found. */
+export async function peekSearch(
+  store: BaseStore,
+  prefix: string[],
+  options: { query?: string; filter?: Record<string, unknown>; limit: number; offset?: number },
+): Promise<SearchItem[]> {
+  const op: SearchOperation & { refreshTtl: boolean } = { namespacePrefix: prefix, filter: options.filter, limit: options.limit, offset: options.offset ?? 0, query: options.query, refreshTtl: false };
+  const [items] = (await store.batch([op])) as [SearchItem[]];
+  return items;
+}
+
 /** Every item under `prefix` (ranked by `query` when given), up to {@link SCAN_CAP}; bookkeeping namespaces left out. */
 export async function scanPrefix(store: BaseStore, prefix: string[], options: { query?: string; filter?: Record<string, unknown> } = {}): Promise<{ items: SearchItem[]; complete: boolean }> {
   const items: SearchItem[] = [];
   const seen = new Set<string>();
   for (let offset = 0; offset < SCAN_CAP; offset += SCAN_PAGE) {
-    const page = await store.search(prefix, { query: options.query, filter: options.filter, limit: SCAN_PAGE, offset });
+    const page = await peekSearch(store, prefix, { query: options.query, filter: options.filter, limit: SCAN_PAGE, offset });
     for (const item of page) {
       // A prefix of [] covers the bookkeeping namespaces too; the inspector shows them only when asked by name.
       if (prefix.length === 0 && HIDDEN_NAMESPACE_ROOTS.includes(item.namespace[0])) continue;

@@ -80,7 +80,10 @@ function ttl(ms) {
   if (ms === null) return "never";
   if (ms === undefined) return "?";
   var min = Math.round(ms / 60000);
-  return min >= 2880 ? Math.round(min / 1440) + " d" : min >= 120 ? Math.round(min / 60) + " h" : min + " min";
+  if (min < 60) return min + " min";
+  var h = Math.floor(min / 60), m = min % 60;
+  if (h < 48) return h + " h" + (m ? " " + m + " min" : "");
+  return Math.floor(h / 24) + " d" + (h % 24 ? " " + (h % 24) + " h" : "");
 }
 function range(offset, shown, total, complete, noun) {
   if (total === 0) return "0 " + noun;

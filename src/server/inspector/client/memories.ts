@@ -33,8 +33,8 @@ export const MEMORIES_HTML = String.raw`<div class="layout" id="mem-layout">
 
 export const MEMORIES_JS = String.raw`
 (function () {
-  var s = { ns: null, offset: 0, limit: 25, total: 0, namespaces: [], selected: null, opener: null };
-  var timer = null;
+  var s = { ns: null, offset: 0, limit: 25, total: 0, namespaces: [], selected: null, opener: null, asked: "" };
+  var timer = null, seq = 0;
 
   function params() {
     var q = $("query").value.trim();
@@ -79,9 +79,12 @@ export const MEMORIES_JS = String.raw`
   async function loadMemories() {
     if (!s.ns) return;
     var p = params();
+    var my = ++seq, asked = listKey();
     var r;
     try { r = await LGM.api("inspector/api/memories?" + LGM.query(p)); }
-    catch (err) { if (err instanceof LGM.AccessRefused) LGM.showProblem($("mem-notice"), err); else LGM.status(err.message); return; }
+    catch (err) { if (my !== seq) return; if (err instanceof LGM.AccessRefused) LGM.showProblem($("mem-notice"), err); else LGM.status(err.message); return; }
+    if (my !== seq) return; // a later request owns the table
+    s.asked = asked;
     LGM.clearProblem($("mem-notice"));
     if (r.memories.length === 0 && r.total > 0 && s.offset > 0) { s.offset = Math.max(0, Math.floor((r.total - 1) / s.limit) * s.limit); return loadMemories(); }
     s.total = r.total;
@@ -188,8 +191,10 @@ export const MEMORIES_JS = String.raw`
     if (refocus && s.opener && document.body.contains(s.opener)) s.opener.focus();
   }
 
-  function reloadFirst() { s.offset = 0; loadMemories(); }
-  $("mem-controls").addEventListener("submit", function (e) { e.preventDefault(); reloadFirst(); });
+  /** What selects the list (not the page): a change to it starts again at page 1. */
+  function listKey() { return JSON.stringify([s.ns, $("query").value.trim(), $("filter").value.trim(), $("field").value, $("sort").value, s.limit]); }
+  function reloadFirst() { if (listKey() === s.asked) return; s.offset = 0; loadMemories(); }
+  $("mem-controls").addEventListener("submit", function (e) { e.preventDefault(); s.offset = 0; loadMemories(); });
   $("filter").addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(reloadFirst, 250); });
   $("query").addEventListener("change", function () { var q = $("query").value.trim(); if (q && $("sort").value === "updated-desc") $("sort").value = "relevance"; reloadFirst(); });
   ["field", "sort"].forEach(function (id) { $(id).addEventListener("change", reloadFirst); });
