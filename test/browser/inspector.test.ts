@@ -124,6 +124,7 @@ describe.skipIf(!hasChromium)("web inspector in headless Chromium", () => {
     expect(await rows().count()).toBe(100);
     await page.selectOption("#pagesize", "25");
     await eventually(range).toBe("1–25 of 120 memories · page 1 of 5");
+    await page.evaluate("window.scrollTo(0, 0)");
     await page.screenshot({ path: shot("inspector-memories.png") });
   });
 
@@ -160,6 +161,7 @@ describe.skipIf(!hasChromium)("web inspector in headless Chromium", () => {
     expect(scores.length).toBe(25);
     expect(scores[0]).toBeGreaterThan(scores[24]);
     expect(await range()).toBe("1–25 of 120 memories · page 1 of 5");
+    await page.evaluate("window.scrollTo(0, 0)");
     await page.screenshot({ path: shot("inspector.png") });
     await page.fill("#query", "");
     await page.press("#query", "Enter");
@@ -199,6 +201,7 @@ describe.skipIf(!hasChromium)("web inspector in headless Chromium", () => {
     await green.locator("button.restore").click();
     await eventually(() => dialog().isVisible()).toBe(true);
     expect(await page.locator("#confirm-title").textContent()).toBe("Restore this version?");
+    await page.evaluate("window.scrollTo(0, 0)");
     await page.screenshot({ path: shot("inspector-history.png") });
     await page.click("#confirm-cancel");
     await eventually(() => dialog().isVisible()).toBe(false);
@@ -226,6 +229,7 @@ describe.skipIf(!hasChromium)("web inspector in headless Chromium", () => {
     await row.locator("button.delete").click();
     await eventually(() => dialog().isVisible()).toBe(true);
     expect(await page.locator("#confirm-details").textContent()).toContain("key: m-011");
+    await page.evaluate("window.scrollTo(0, 0)");
     await page.screenshot({ path: shot("inspector-confirm.png") });
     await page.click("#confirm-cancel");
     await eventually(() => page.locator("#status").textContent()).toBe("not deleted");
@@ -290,6 +294,7 @@ describe.skipIf(!hasChromium)("web inspector in headless Chromium", () => {
     await eventually(() => page.locator("#threads .tid").allTextContents()).toEqual(["allergy-check"]);
     await page.fill("#ep-filter", "");
     await eventually(() => page.locator("#threads .tid").count()).toBe(2);
+    await page.evaluate("window.scrollTo(0, 0)");
     await page.screenshot({ path: shot("inspector-episodes.png") });
   });
 
@@ -309,6 +314,7 @@ describe.skipIf(!hasChromium)("web inspector in headless Chromium", () => {
     expect(await dialog().isVisible()).toBe(true);
     await page.keyboard.type("2");
     expect(await page.locator("#confirm-ok").isEnabled()).toBe(true);
+    await page.evaluate("window.scrollTo(0, 0)");
     await page.screenshot({ path: shot("inspector-forget.png") });
     await page.keyboard.press("Enter");
     await eventually(() => page.locator("#status").textContent()).toMatch(/^forgot user 42: 119 memories, 6 conversation turns, \d+ kept versions, \d+ cursors$/);

@@ -75,7 +75,7 @@ function showProblem(box, err) {
 function clearProblem(box) { box.hidden = true; box.textContent = ""; }
 
 var dotted = function (ns) { return ns.join("."); };
-function when(iso) { if (!iso) return "\u2013"; var d = new Date(iso); return isNaN(d.getTime()) ? String(iso) : d.toLocaleString(); }
+function when(iso) { if (!iso) return "\u2013"; var d = new Date(iso); return isNaN(d.getTime()) ? String(iso) : d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }); }
 function ttl(ms) {
   if (ms === null) return "never";
   if (ms === undefined) return "?";
@@ -170,6 +170,7 @@ var current = null;
 function view(id, v) { views[id] = v; }
 function show(id) {
   if (!views[id]) id = "memories";
+  if (current !== null && current !== id) status("");
   current = id;
   try { sessionStorage.setItem(VIEW_SLOT, id); } catch (e) {}
   document.querySelectorAll("nav.views button").forEach(function (b) { if (b.dataset.view === id) b.setAttribute("aria-current", "page"); else b.removeAttribute("aria-current"); });
@@ -184,12 +185,17 @@ async function loadInfo() {
 var LGM = { el: el, api: api, query: query, status: status, showProblem: showProblem, clearProblem: clearProblem, dotted: dotted, when: when, ttl: ttl, range: range,
   confirm: confirmDialog, namespaceList: namespaceList, forget: forget, personOf: personOf, info: info, view: view, show: show, reload: reload, AccessRefused: AccessRefused };
 
-function start() {
-  // A key in the address would stay in history and logs: never take it from there.
+/** A key in the address would stay in history and logs: never take it from there, and remove it. */
+function dropKeyFromAddress() {
   if (/key=/.test(location.hash) || /[?&]key=/.test(location.search)) {
     history.replaceState(null, "", location.pathname);
     status("a key in the address is ignored and was removed from it; enter the key in the field above (it is kept for this tab only)");
   }
+}
+
+function start() {
+  dropKeyFromAddress();
+  window.addEventListener("hashchange", dropKeyFromAddress);
   $("keyform").addEventListener("submit", function (e) {
     e.preventDefault();
     var v = $("apikey").value.trim();

@@ -17,8 +17,8 @@ export const MEMORIES_HTML = String.raw`<div class="layout" id="mem-layout">
 <label class="field">Per page<select id="pagesize"><option>25</option><option>50</option><option>100</option></select></label>
 <button class="act">Apply</button>
 </form>
-<table id="memtable"><thead><tr><th id="scorehead" hidden>Score</th><th>Memory</th><th>Key</th><th>Source</th><th>Created</th><th>Updated</th><th>TTL left</th><th><span class="sr">Actions</span></th></tr></thead>
-<tbody id="rows"></tbody></table>
+<div class="tablewrap"><table id="memtable"><thead><tr><th id="scorehead" hidden>Score</th><th>Memory</th><th>Key</th><th>Source</th><th>Created</th><th>Updated</th><th>TTL left</th><th><span class="sr">Actions</span></th></tr></thead>
+<tbody id="rows"></tbody></table></div>
 <div class="pager"><button type="button" class="act" id="prev">← Previous</button><span id="range" class="range" aria-live="polite"></span><button type="button" class="act" id="next">Next →</button></div>
 </div>
 <aside class="panel" id="detail" aria-labelledby="detail-title" hidden>
@@ -98,9 +98,10 @@ export const MEMORIES_JS = String.raw`
       td(m.text, "text");
       td(LGM.dotted(m.namespace) === LGM.dotted(s.ns) ? m.key : LGM.dotted(m.namespace.slice(s.ns.length)) + " / " + m.key, "key");
       td("", "srccell").append(LGM.el("span", { class: "src " + String(m.source).replace(/[^a-z0-9_-]/gi, ""), text: m.source }));
-      td(LGM.when(m.createdAt), "when created"); td(LGM.when(m.updatedAt), "when updated"); td(LGM.ttl(m.ttlLeftMs), "ttl");
+      td(LGM.when(m.createdAt), "when created").title = m.createdAt; td(LGM.when(m.updatedAt), "when updated").title = m.updatedAt;
+      td(LGM.ttl(m.ttlLeftMs), "ttl").title = m.expiresAt ? "expires " + m.expiresAt : "";
       var a = td("", "actions");
-      a.append(LGM.el("button", { type: "button", class: "act details", "aria-label": "JSON and history of " + m.key, text: "JSON & history", on: { click: function (e) { openDetail(m.namespace, m.key, e.currentTarget); } } }));
+      a.append(LGM.el("button", { type: "button", class: "act details", "aria-label": "JSON and history of " + m.key, text: "Details", on: { click: function (e) { openDetail(m.namespace, m.key, e.currentTarget); } } }));
       a.append(LGM.el("button", { type: "button", class: "act danger delete", "aria-label": "Delete " + m.key, text: "Delete…", on: { click: function () { remove(m); } } }));
       tb.append(tr);
     });

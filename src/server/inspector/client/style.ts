@@ -45,7 +45,8 @@ form.inline{display:flex;gap:6px;margin-top:8px}form.inline input{flex:1}
 table{width:100%;border-collapse:collapse;table-layout:auto}
 th,td{text-align:left;padding:6px;border-bottom:1px solid #eceff3;vertical-align:top}
 th{font-size:12px;color:#4f5a70;font-weight:600;white-space:nowrap}
-td.text{word-break:break-word;min-width:180px}td.key{word-break:break-all;font-family:ui-monospace,monospace;font-size:12px}
+td.text{overflow-wrap:break-word;min-width:200px}td.key{overflow-wrap:break-word;font-family:ui-monospace,monospace;font-size:12px}
+.tablewrap{overflow-x:auto}
 td.when{white-space:nowrap;font-size:12px}td.actions{white-space:nowrap}td.actions button+button{margin-left:4px}
 td.score{font-variant-numeric:tabular-nums}
 tr.selected td{background:#f2f6ff}
