@@ -100,6 +100,7 @@ function confirmDialog(o) {
     (o.details || []).forEach(function (t) { details.append(el("li", { text: t })); });
     details.hidden = !(o.details && o.details.length);
     $("confirm-note").textContent = o.note || "";
+    $("confirm-note").className = o.danger === false ? "note" : "warn";
     ok.textContent = o.confirmLabel || "Confirm";
     ok.className = "act " + (o.danger === false ? "primary" : "primary-danger");
     var wrap = $("confirm-typed-wrap");

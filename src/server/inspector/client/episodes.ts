@@ -7,9 +7,12 @@ export const EPISODES_HTML = String.raw`<div class="layout episodes">
 <div class="panel" id="ep-main">
 <div class="toolbar"><h2 id="ep-title" tabindex="-1">Pick a user's conversations</h2><button type="button" id="ep-forget" class="act danger" hidden>Forget user…</button></div>
 <div id="ep-notice" class="notice" role="alert" hidden></div>
+<p id="ep-hint" class="muted">Pick a user's episode namespace on the left: its conversations are listed here.</p>
+<div id="ep-list" hidden>
 <form id="ep-controls" class="controls"><label class="field grow">Filter conversations<input id="ep-filter" type="search" placeholder="thread, speaker or words said" autocomplete="off"></label></form>
 <ul id="threads" class="threads"></ul>
 <div class="pager"><button type="button" class="act" id="ep-prev">← Previous</button><span id="ep-range" class="range" aria-live="polite"></span><button type="button" class="act" id="ep-next">Next →</button></div>
+</div>
 </div>
 <div class="panel" id="conversation" aria-labelledby="conv-title">
 <h2 id="conv-title" tabindex="-1">Conversation</h2>
@@ -30,13 +33,14 @@ export const EPISODES_JS = String.raw`
       var r = await LGM.api("inspector/api/namespaces");
       var eps = r.namespaces.filter(function (n) { return n.kind === "episodes"; });
       LGM.clearProblem($("ep-notice"));
+      $("ep-list").hidden = !s.ns; $("ep-hint").hidden = !!s.ns; $("ep-forget").hidden = !s.ns;
       LGM.namespaceList(ul, eps, s.ns, pick, "no conversations recorded yet");
       return true;
     } catch (err) {
       ul.textContent = "";
       ul.append(LGM.el("li", { class: "muted", text: err instanceof LGM.AccessRefused ? "access refused" : "could not load" }));
       LGM.showProblem($("ep-notice"), err);
-      $("threads").textContent = ""; $("ep-forget").hidden = true;
+      $("threads").textContent = ""; $("ep-forget").hidden = true; $("ep-list").hidden = true; $("ep-hint").hidden = true;
       return false;
     }
   }
@@ -45,7 +49,7 @@ export const EPISODES_JS = String.raw`
     s.ns = ns; s.offset = 0; s.thread = null;
     $("ep-title").textContent = LGM.dotted(ns);
     var person = LGM.personOf(ns);
-    $("ep-forget").hidden = false;
+    $("ep-forget").hidden = false; $("ep-list").hidden = false; $("ep-hint").hidden = true;
     $("ep-forget").textContent = person === undefined ? "Forget namespace…" : "Forget user " + person + "…";
     document.querySelectorAll("#ep-namespaces button").forEach(function (b) { b.classList.toggle("active", b.dataset.ns === JSON.stringify(ns)); });
     clearConversation();
@@ -113,7 +117,7 @@ export const EPISODES_JS = String.raw`
   $("turns-more").addEventListener("click", function () { loadTurns(); });
   $("ep-forget").addEventListener("click", async function () {
     if (!s.ns) return;
-    if (await LGM.forget(s.ns)) { var st = $("status").textContent; s.ns = null; clearConversation(); $("threads").textContent = ""; $("ep-range").textContent = ""; $("ep-forget").hidden = true; await loadNamespaces(); LGM.status(st); }
+    if (await LGM.forget(s.ns)) { var st = $("status").textContent; s.ns = null; clearConversation(); $("threads").textContent = ""; $("ep-range").textContent = ""; $("ep-forget").hidden = true; $("ep-list").hidden = true; $("ep-hint").hidden = false; await loadNamespaces(); LGM.status(st); }
   });
 
   LGM.view("episodes", {

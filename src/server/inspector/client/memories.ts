@@ -9,6 +9,8 @@ export const MEMORIES_HTML = String.raw`<div class="layout" id="mem-layout">
 <div class="panel" id="mem-main">
 <div class="toolbar"><h2 id="mem-title" tabindex="-1">Pick a namespace</h2><button type="button" id="forget" class="act danger" hidden>Forget user…</button></div>
 <div id="mem-notice" class="notice" role="alert" hidden></div>
+<p id="mem-hint" class="muted">Pick a namespace on the left, or open one by name (users.42).</p>
+<div id="mem-list" hidden>
 <form id="mem-controls" class="controls">
 <label class="field grow">Search by meaning<input id="query" type="search" placeholder="what food must be avoided" autocomplete="off"></label>
 <label class="field grow">Filter<input id="filter" type="search" placeholder="text, key or namespace contains…" autocomplete="off"></label>
@@ -17,9 +19,10 @@ export const MEMORIES_HTML = String.raw`<div class="layout" id="mem-layout">
 <label class="field">Per page<select id="pagesize"><option>25</option><option>50</option><option>100</option></select></label>
 <button class="act">Apply</button>
 </form>
+<div class="pager"><button type="button" class="act" id="prev">← Previous</button><span id="range" class="range" aria-live="polite"></span><button type="button" class="act" id="next">Next →</button></div>
 <div class="tablewrap"><table id="memtable"><thead><tr><th id="scorehead" hidden>Score</th><th>Memory</th><th>Key</th><th>Source</th><th>Created</th><th>Updated</th><th>TTL left</th><th><span class="sr">Actions</span></th></tr></thead>
 <tbody id="rows"></tbody></table></div>
-<div class="pager"><button type="button" class="act" id="prev">← Previous</button><span id="range" class="range" aria-live="polite"></span><button type="button" class="act" id="next">Next →</button></div>
+</div>
 </div>
 <aside class="panel" id="detail" aria-labelledby="detail-title" hidden>
 <div class="detail-head"><h2 id="detail-title" tabindex="-1">Memory</h2><button type="button" class="act" id="detail-close">Close</button></div>
@@ -49,13 +52,14 @@ export const MEMORIES_JS = String.raw`
       var r = await LGM.api("inspector/api/namespaces");
       s.namespaces = r.namespaces.filter(function (n) { return n.kind !== "episodes"; });
       LGM.clearProblem($("mem-notice"));
+      $("mem-list").hidden = !s.ns; $("mem-hint").hidden = !!s.ns; $("forget").hidden = !s.ns;
       renderNamespaces();
       return true;
     } catch (err) {
       ul.textContent = "";
       ul.append(LGM.el("li", { class: "muted", text: err instanceof LGM.AccessRefused ? "access refused" : "could not load" }));
       LGM.showProblem($("mem-notice"), err);
-      $("rows").textContent = ""; $("range").textContent = ""; $("forget").hidden = true;
+      $("rows").textContent = ""; $("range").textContent = ""; $("forget").hidden = true; $("mem-list").hidden = true; $("mem-hint").hidden = true;
       return false;
     }
   }
@@ -70,7 +74,7 @@ export const MEMORIES_JS = String.raw`
     $("nsinput").value = LGM.dotted(ns);
     $("mem-title").textContent = LGM.dotted(ns);
     var person = LGM.personOf(ns);
-    $("forget").hidden = false;
+    $("forget").hidden = false; $("mem-list").hidden = false; $("mem-hint").hidden = true;
     $("forget").textContent = person === undefined ? "Forget namespace…" : "Forget user " + person + "…";
     renderNamespaces();
     await loadMemories();
@@ -96,7 +100,7 @@ export const MEMORIES_JS = String.raw`
       var td = function (t, cls) { var d = LGM.el("td", { class: cls, text: t }); tr.append(d); return d; };
       if (scored) td(m.score === undefined ? "-" : m.score.toFixed(3), "score");
       td(m.text, "text");
-      td(LGM.dotted(m.namespace) === LGM.dotted(s.ns) ? m.key : LGM.dotted(m.namespace.slice(s.ns.length)) + " / " + m.key, "key");
+      td(LGM.dotted(m.namespace) === LGM.dotted(s.ns) ? m.key : LGM.dotted(m.namespace.slice(s.ns.length)) + " / " + m.key, m.key.length > 24 ? "key long" : "key");
       td("", "srccell").append(LGM.el("span", { class: "src " + String(m.source).replace(/[^a-z0-9_-]/gi, ""), text: m.source }));
       td(LGM.when(m.createdAt), "when created").title = m.createdAt; td(LGM.when(m.updatedAt), "when updated").title = m.updatedAt;
       td(LGM.ttl(m.ttlLeftMs), "ttl").title = m.expiresAt ? "expires " + m.expiresAt : "";
@@ -171,7 +175,7 @@ export const MEMORIES_JS = String.raw`
     var text = typeof v.value.text === "string" ? v.value.text : JSON.stringify(v.value);
     var yes = await LGM.confirm({
       title: "Restore this version?",
-      message: "The current value of " + key + " is replaced by version " + v.version + ":",
+      message: "The current value of " + key + " is replaced by the version that was " + (v.op === "delete" ? "deleted " : "replaced ") + LGM.when(v.changedAt) + " (version " + v.version + "):",
       details: [text],
       note: "The value it replaces is kept in the history, so this can be undone.",
       confirmLabel: "Restore",

@@ -45,13 +45,14 @@ form.inline{display:flex;gap:6px;margin-top:8px}form.inline input{flex:1}
 table{width:100%;border-collapse:collapse;table-layout:auto}
 th,td{text-align:left;padding:6px;border-bottom:1px solid #eceff3;vertical-align:top}
 th{font-size:12px;color:#4f5a70;font-weight:600;white-space:nowrap}
-td.text{overflow-wrap:break-word;min-width:200px}td.key{overflow-wrap:break-word;font-family:ui-monospace,monospace;font-size:12px}
+td.text{overflow-wrap:break-word;min-width:200px}td.key{white-space:nowrap;font-family:ui-monospace,monospace;font-size:12px}
+td.key.long{white-space:normal;overflow-wrap:anywhere;min-width:14ch}
 .tablewrap{overflow-x:auto}
 td.when{white-space:nowrap;font-size:12px}td.actions{white-space:nowrap}td.actions button+button{margin-left:4px}
 td.score{font-variant-numeric:tabular-nums}
 tr.selected td{background:#f2f6ff}
 .src{font-size:11px;padding:1px 7px;border-radius:9px;background:#eceff3;white-space:nowrap}.src.extractor{background:#ddf2e4}.src.tool{background:#fff0cf}.src.inspector{background:#e6e0fa}
-.pager{display:flex;align-items:center;gap:10px;margin-top:10px}.pager .range{font-variant-numeric:tabular-nums}
+.pager{display:flex;align-items:center;gap:10px;margin:4px 0 8px}.pager .range{font-variant-numeric:tabular-nums}
 .notice{border:1px solid #e0b252;background:#fff8e6;border-radius:6px;padding:10px 12px;margin:8px 0}
 .notice.refused{border-color:#d9534f;background:#fdeeed}
 .notice strong{display:block;margin-bottom:2px}
@@ -60,7 +61,7 @@ dl.meta{display:grid;grid-template-columns:auto 1fr;gap:2px 10px;margin:0;font-s
 pre.json{background:#1f2430;color:#e6e9ef;padding:10px;border-radius:5px;overflow:auto;max-height:340px;font:12px/1.45 ui-monospace,monospace;white-space:pre-wrap;word-break:break-word}
 ol.history{list-style:none;padding:0;margin:0}ol.history li{border:1px solid #e3e6ec;border-radius:5px;padding:8px;margin-bottom:6px}
 ol.history .vhead{font-size:12px;color:#4f5a70;margin-bottom:3px}ol.history .vbtns{margin-top:6px;display:flex;gap:6px}
-.detail-head{display:flex;justify-content:space-between;align-items:center}
+.detail-head{display:flex;justify-content:space-between;align-items:center}.detail-head h2{text-transform:none;letter-spacing:0;font-size:14px;color:#1d2330;word-break:break-all}
 .threads{list-style:none;padding:0;margin:0}.threads li{margin:0 0 6px}
 .threads button{width:100%;text-align:left;border:1px solid #e3e6ec;border-radius:5px;background:#fff;padding:8px;cursor:pointer;font:inherit;color:inherit}
 .threads button:hover,.threads button.active{border-color:#6ea0ff;background:#f2f6ff}
@@ -76,7 +77,7 @@ dialog::backdrop{background:rgba(20,24,33,.55)}
 dialog form{padding:18px}
 dialog h2{font-size:17px;text-transform:none;letter-spacing:0;color:#1d2330;margin:0 0 8px}
 dialog .details{background:#f5f6f8;border-radius:5px;padding:8px 10px;margin:8px 0;font-size:13px;word-break:break-word;list-style:none}
-dialog .warn{color:#a4211d;font-weight:600}
+dialog .warn{color:#a4211d;font-weight:600}dialog .note{color:#3d4659}
 dialog .typed{display:flex;flex-direction:column;gap:4px;margin:10px 0}
 dialog .buttons{display:flex;flex-direction:row-reverse;justify-content:flex-start;gap:8px;margin-top:14px}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
