@@ -68,6 +68,15 @@ function safeJson(s: string): unknown {
   }
 }
 
+/** Label by label, a parent before its children (`users.42` < `users.42.prefs` < `users.7`). */
+function compareLabels(a: string[], b: string[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const c = a[i]!.localeCompare(b[i]!, "en", { numeric: true });
+    if (c !== 0) return c;
+  }
+  return a.length - b.length;
+}
+
 /** Labels the inspector uses to recognise a person's namespaces. */
 export interface PeopleLabels {
   /** First label of a user's memory namespace (`["users", id]`). */
@@ -112,7 +121,7 @@ export class InspectorApi {
       const kind = first && first.value.kind === "episode" && typeof first.value.threadId === "string" ? "episodes" : "memories";
       out.push({ namespace: ns, items: exact.get(namespaceKey(ns)) ?? 0, kind });
     }
-    return out.sort((a, b) => namespaceKey(a.namespace).localeCompare(namespaceKey(b.namespace)));
+    return out.sort((a, b) => compareLabels(a.namespace, b.namespace));
   }
 
   /**
