@@ -237,6 +237,15 @@ describe.skipIf(!hasChromium)("web inspector in headless Chromium", () => {
     await page.click("#confirm-ok");
     await eventually(range).toBe("1–25 of 119 memories · page 1 of 5");
     expect(await inner.get(U42, key(11))).toBeNull();
+    // This store keeps history, so a delete can be undone from the status line.
+    await page.click("#status-action");
+    await eventually(range).toBe("1–25 of 120 memories · page 1 of 5");
+    expect(await text(key(11))).toBe(textFor(11));
+    expect(await page.locator("#status").textContent()).toBe("restored m-011");
+    await row.locator("button.delete").click();
+    await page.keyboard.press("Enter"); // the confirm button has the focus
+    await eventually(range).toBe("1–25 of 119 memories · page 1 of 5");
+    expect(await inner.get(U42, key(11))).toBeNull();
     expect(await inner.count(U42)).toBe(119);
     await eventually(() => page.locator("#namespaces button").allTextContents()).toEqual(["users.71", "users.42119"]);
     await page.selectOption("#sort", "updated-desc");

@@ -54,7 +54,16 @@ function query(params) {
   return q.toString();
 }
 
-function status(text) { $("status").textContent = text || ""; }
+/** The status line; with "action" ({ label, run }) a button after the text (e.g. Undo). */
+function status(text, action) {
+  var p = $("status");
+  p.textContent = text || "";
+  if (action) {
+    var b = el("button", { type: "button", class: "act", id: "status-action", text: action.label });
+    b.addEventListener("click", function () { b.disabled = true; Promise.resolve(action.run()).catch(function (err) { status(err.message); }); });
+    p.append(" ", b);
+  }
+}
 
 /** Shows why a view has nothing to show: a refusal (with what to do) or an error. */
 function showProblem(box, err) {

@@ -128,7 +128,17 @@ export const MEMORIES_JS = String.raw`
     await LGM.api("inspector/api/memories", { method: "DELETE", body: { namespace: m.namespace, key: m.key } });
     if (s.selected && s.selected.key === m.key) closeDetail(false);
     await loadMemories(); await loadNamespaces();
-    LGM.status("deleted " + m.key);
+    LGM.status("deleted " + m.key, LGM.info.keepsHistory ? { label: "Undo", run: function () { return undoDelete(m); } } : undefined);
+  }
+
+  /** Puts back the version the store kept when "m" was deleted. */
+  async function undoDelete(m) {
+    var r = await LGM.api("inspector/api/memory?" + LGM.query({ namespace: JSON.stringify(m.namespace), key: m.key }));
+    var kept = r.history.filter(function (v) { return v.op === "delete"; })[0];
+    if (r.memory || !kept) { LGM.status("nothing to undo: " + m.key + (r.memory ? " exists again" : " has no kept version")); return; }
+    await LGM.api("inspector/api/restore", { method: "POST", body: { namespace: m.namespace, key: m.key, version: kept.version } });
+    await loadMemories(); await loadNamespaces();
+    LGM.status("restored " + m.key);
   }
 
   function meta(dl, rows) {

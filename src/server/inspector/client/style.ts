@@ -56,7 +56,7 @@ tr.selected td{background:#f2f6ff}
 .notice{border:1px solid #e0b252;background:#fff8e6;border-radius:6px;padding:10px 12px;margin:8px 0}
 .notice.refused{border-color:#d9534f;background:#fdeeed}
 .notice strong{display:block;margin-bottom:2px}
-#status{min-height:20px;color:#3d4659;font-size:13px;margin:8px 0 0}
+#status{min-height:30px;display:flex;align-items:center;gap:6px;color:#3d4659;font-size:13px;margin:8px 0 0}
 dl.meta{display:grid;grid-template-columns:auto 1fr;gap:2px 10px;margin:0;font-size:13px}dl.meta dt{color:#5a6478}dl.meta dd{margin:0;word-break:break-all}
 pre.json{background:#1f2430;color:#e6e9ef;padding:10px;border-radius:5px;overflow:auto;max-height:340px;font:12px/1.45 ui-monospace,monospace;white-space:pre-wrap;word-break:break-word}
 ol.history{list-style:none;padding:0;margin:0}ol.history li{border:1px solid #e3e6ec;border-radius:5px;padding:8px;margin-bottom:6px}
