@@ -1,6 +1,6 @@
 import type { BaseStore, Item, PutOperation } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../../errors.js";
-import { historyNamespace, listHistory, versionPut, type MemoryVersion } from "../../privacy/history.js";
+import { historyNamespace, versionPut, type MemoryVersion } from "../../privacy/history.js";
 import { ProtectedStore } from "../../privacy/protected-store.js";
 import { erasePerson } from "../../privacy/retention.js";
 import { HIDDEN_NAMESPACE_ROOTS } from "../../store/hidden-namespaces.js";
@@ -158,7 +158,12 @@ export class InspectorApi {
   async memory(namespace: string[], key: unknown): Promise<{ memory: InspectorMemory | null; history: MemoryVersion[]; keepsHistory: boolean }> {
     if (typeof key !== "string" || key === "") throw new InvalidArgumentError("key must be a non-empty string");
     const item = await peekItem(this.store, namespace, key);
-    const history = await listHistory(this.store, namespace, key);
+    const hns = historyNamespace(namespace);
+    const kept = await scanPrefix(this.store, hns, { filter: { key } });
+    const history = kept.items
+      .filter((i) => i.namespace.length === hns.length)
+      .map((i) => i.value as unknown as MemoryVersion)
+      .sort((a, b) => b.version - a.version);
     return { memory: item ? await this.describe(item, this.clock()) : null, history, keepsHistory: this.keepsHistory };
   }
 
