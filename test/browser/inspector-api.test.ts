@@ -73,10 +73,12 @@ describe("inspector API", () => {
     const everything = await get(`/inspector/api/memories?namespace=&limit=1000`);
     expect(everything.body.total).toBe(131);
     expect(everything.body.memories.some((m: { namespace: string[] }) => m.namespace[0] === "memory_cursors")).toBe(false);
+    await store.put(["users", "42", "x", "y"], "deep", { text: "two levels down, no namespace between" });
     const names = await get("/inspector/api/namespaces");
     expect(names.body.namespaces).toEqual([
       { namespace: ["users", "42"], items: 130, kind: "memories" },
       { namespace: ["users", "42", "prefs"], items: 1, kind: "memories" },
+      { namespace: ["users", "42", "x", "y"], items: 1, kind: "memories" },
     ]);
   });
 

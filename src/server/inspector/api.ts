@@ -4,7 +4,7 @@ import { historyNamespace, versionPut, type MemoryVersion } from "../../privacy/
 import { ProtectedStore } from "../../privacy/protected-store.js";
 import { erasePerson } from "../../privacy/retention.js";
 import { HIDDEN_NAMESPACE_ROOTS } from "../../store/hidden-namespaces.js";
-import { hasPrefix, namespaceKey, validateNamespace } from "../../store/namespace.js";
+import { namespaceKey, validateNamespace } from "../../store/namespace.js";
 import { listThreads, threadTurns } from "./episodes-api.js";
 import { matches, peekItem, peekSearch, scanPrefix, sortItems, textOf, type FilterField, type MemorySort, type PageRequest } from "./listing.js";
 
@@ -108,12 +108,20 @@ export class InspectorApi {
   /** Namespaces that hold memories or episodes (bookkeeping left out), with counts. */
   async namespaces(): Promise<InspectorNamespace[]> {
     const all = (await this.store.listNamespaces({ limit: 100_000 })).filter((ns) => !HIDDEN_NAMESPACE_ROOTS.includes(ns[0]));
-    const sorted = [...all].sort((a, b) => b.length - a.length);
+    // count(ns) covers the namespaces below it: subtract, from each namespace's nearest listed
+    // ancestor, what the namespace covers (n namespaces × their depth, not n²).
+    const listed = new Set(all.map(namespaceKey));
     const exact = new Map<string, number>();
-    for (const ns of sorted) {
-      let n = this.rich.count ? await this.rich.count(ns) : (await scanPrefix(this.store, ns)).items.length;
-      for (const o of sorted) if (o.length > ns.length && hasPrefix(o, ns)) n -= exact.get(namespaceKey(o)) ?? 0;
-      exact.set(namespaceKey(ns), n);
+    for (const ns of all) {
+      const n = this.rich.count ? await this.rich.count(ns) : (await scanPrefix(this.store, ns)).items.length;
+      exact.set(namespaceKey(ns), (exact.get(namespaceKey(ns)) ?? 0) + n);
+      for (let depth = ns.length - 1; depth > 0; depth--) {
+        const up = namespaceKey(ns.slice(0, depth));
+        if (listed.has(up)) {
+          exact.set(up, (exact.get(up) ?? 0) - n);
+          break;
+        }
+      }
     }
     const out: InspectorNamespace[] = [];
     for (const ns of all) {
