@@ -63,6 +63,7 @@ describe.skipIf(!hasChromium)("inspector and hostile data", () => {
     expect(json.namespace).toEqual(NS);
     await page.locator("#history li button", { hasText: "Show JSON" }).click();
     expect(await page.locator("#history li pre").textContent()).toContain(X("value").replace(/"/g, '\\"'));
+    await page.click("#detail-close");
     await page.click("#rows button.delete");
     expect(await page.locator("#confirm-message").textContent()).toBe(X("text2"));
     await page.keyboard.press("Escape");
@@ -71,6 +72,7 @@ describe.skipIf(!hasChromium)("inspector and hostile data", () => {
 
   it("shows conversations as text", async () => {
     await page.click('nav button[data-view="episodes"]');
+
     await page.locator("#ep-namespaces button").first().click();
     await page.locator("#threads button").first().click();
     await eventually(() => page.locator("#turns li.turn p").first().textContent()).toBe(X("turn"));

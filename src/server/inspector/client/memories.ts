@@ -20,7 +20,7 @@ export const MEMORIES_HTML = String.raw`<div class="layout" id="mem-layout">
 <button class="act">Apply</button>
 </form>
 <div class="pager"><button type="button" class="act" id="prev">← Previous</button><span id="range" class="range" aria-live="polite"></span><button type="button" class="act" id="next">Next →</button></div>
-<div class="tablewrap"><table id="memtable"><thead><tr><th id="scorehead" hidden>Score</th><th>Memory</th><th>Key</th><th>Source</th><th>Created</th><th>Updated</th><th>TTL left</th><th><span class="sr">Actions</span></th></tr></thead>
+<div class="tablewrap"><table id="memtable"><thead><tr><th id="scorehead" hidden>Score</th><th>Memory</th><th>Key</th><th>Source</th><th class="created">Created</th><th>Updated</th><th>TTL left</th><th><span class="sr">Actions</span></th></tr></thead>
 <tbody id="rows"></tbody></table></div>
 </div>
 </div>
@@ -150,7 +150,6 @@ export const MEMORIES_JS = String.raw`
     s.selected = { namespace: ns, key: key };
     if (opener) s.opener = opener;
     var r = await LGM.api("inspector/api/memory?" + LGM.query({ namespace: JSON.stringify(ns), key: key }));
-    $("mem-layout").classList.add("with-detail");
     $("detail").hidden = false;
     document.querySelectorAll("#rows tr").forEach(function (tr) { tr.classList.toggle("selected", tr.dataset.key === key && tr.dataset.ns === JSON.stringify(ns)); });
     var m = r.memory;
@@ -200,7 +199,6 @@ export const MEMORIES_JS = String.raw`
 
   function closeDetail(refocus) {
     $("detail").hidden = true;
-    $("mem-layout").classList.remove("with-detail");
     document.querySelectorAll("#rows tr.selected").forEach(function (tr) { tr.classList.remove("selected"); });
     s.selected = null;
     if (refocus && s.opener && document.body.contains(s.opener)) s.opener.focus();

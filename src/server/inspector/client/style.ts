@@ -19,9 +19,9 @@ nav.views button[aria-current="page"]{color:#fff;border-bottom-color:#6ea0ff;fon
 nav.views button:hover{color:#fff}
 main{padding:14px 16px}
 .layout{display:grid;grid-template-columns:230px minmax(0,1fr);gap:14px;align-items:start}
-.layout.with-detail{grid-template-columns:230px minmax(0,1fr) 380px}
+#detail{position:fixed;top:0;right:0;bottom:0;width:min(480px,100vw);overflow:auto;z-index:5;border-radius:0;border-width:0 0 0 1px;box-shadow:-10px 0 30px rgba(20,24,33,.25);padding:16px}
 .episodes.layout{grid-template-columns:230px 360px minmax(0,1fr)}
-.panel{background:#fff;border:1px solid #dde1e8;border-radius:6px;padding:12px;min-width:0}
+.panel{background:#fff;border:1px solid #dde1e8;border-radius:6px;padding:12px;min-width:0;overflow-wrap:anywhere}
 h2{font-size:12px;text-transform:uppercase;letter-spacing:.05em;margin:0 0 8px;color:#4f5a70}
 h3{font-size:12px;margin:14px 0 6px;color:#4f5a70;text-transform:uppercase;letter-spacing:.04em}
 .nslist{list-style:none;margin:8px 0;padding:0;max-height:60vh;overflow:auto}.nslist li{margin:1px 0}
@@ -40,8 +40,9 @@ form.inline{display:flex;gap:6px;margin-top:8px}form.inline input{flex:1}
 .field{display:flex;flex-direction:column;gap:2px;font-size:12px;color:#4f5a70}
 .controls{display:flex;flex-wrap:wrap;gap:8px;align-items:flex-end;margin:6px 0 10px}
 .controls .grow{flex:1 1 180px}
-.toolbar{display:flex;justify-content:space-between;align-items:center;gap:10px}
-.toolbar h2{font-size:15px;text-transform:none;letter-spacing:0;color:#1d2330;margin:0;word-break:break-all}
+.toolbar{display:flex;flex-wrap:wrap;justify-content:space-between;align-items:center;gap:10px}
+.toolbar button{max-width:100%;overflow:hidden;text-overflow:ellipsis}
+.toolbar h2{font-size:15px;text-transform:none;letter-spacing:0;color:#1d2330;margin:0;overflow-wrap:anywhere}
 table{width:100%;border-collapse:collapse;table-layout:auto}
 th,td{text-align:left;padding:6px;border-bottom:1px solid #eceff3;vertical-align:top}
 th{font-size:12px;color:#4f5a70;font-weight:600;white-space:nowrap}
@@ -61,7 +62,7 @@ dl.meta{display:grid;grid-template-columns:auto 1fr;gap:2px 10px;margin:0;font-s
 pre.json{background:#1f2430;color:#e6e9ef;padding:10px;border-radius:5px;overflow:auto;max-height:340px;font:12px/1.45 ui-monospace,monospace;white-space:pre-wrap;word-break:break-word}
 ol.history{list-style:none;padding:0;margin:0}ol.history li{border:1px solid #e3e6ec;border-radius:5px;padding:8px;margin-bottom:6px}
 ol.history .vhead{font-size:12px;color:#4f5a70;margin-bottom:3px}ol.history .vbtns{margin-top:6px;display:flex;gap:6px}
-.detail-head{display:flex;justify-content:space-between;align-items:center}.detail-head h2{text-transform:none;letter-spacing:0;font-size:14px;color:#1d2330;word-break:break-all}
+.detail-head{display:flex;justify-content:space-between;align-items:center}.detail-head h2{text-transform:none;letter-spacing:0;font-size:14px;color:#1d2330;overflow-wrap:anywhere}
 .threads{list-style:none;padding:0;margin:0}.threads li{margin:0 0 6px}
 .threads button{width:100%;text-align:left;border:1px solid #e3e6ec;border-radius:5px;background:#fff;padding:8px;cursor:pointer;font:inherit;color:inherit}
 .threads button:hover,.threads button.active{border-color:#6ea0ff;background:#f2f6ff}
@@ -81,5 +82,6 @@ dialog .warn{color:#a4211d;font-weight:600}dialog .note{color:#3d4659}
 dialog .typed{display:flex;flex-direction:column;gap:4px;margin:10px 0}
 dialog .buttons{display:flex;flex-direction:row-reverse;justify-content:flex-start;gap:8px;margin-top:14px}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+@media (max-width:1200px){th.created,td.created{display:none}.layout{grid-template-columns:200px minmax(0,1fr)}}
 [hidden]{display:none!important}
 `;
