@@ -198,7 +198,8 @@ describe.skipIf(!hasChromium)("web inspector in headless Chromium", () => {
     await green.locator("button", { hasText: "Show JSON" }).click();
     expect(JSON.parse((await green.locator("pre").textContent())!).value.text).toBe("User's favourite colour is green.");
 
-    await page.locator("#detail").screenshot({ path: shot("inspector-history.png") });
+    await page.evaluate("document.getElementById('detail').scrollTop = 0");
+    await page.screenshot({ path: shot("inspector-history.png") });
     await green.locator("button.restore").click();
     await eventually(() => dialog().isVisible()).toBe(true);
     expect(await page.locator("#confirm-title").textContent()).toBe("Restore this version?");
