@@ -47,6 +47,8 @@ describe("inspector API", () => {
   const ns = encodeURIComponent(JSON.stringify(U));
 
   it("pages with an honest total, whether the store lists or the inspector scans", async () => {
+    const raw = await app.inject({ method: "GET", url: `/inspector/api/memories?namespace=${ns}&limit=1` });
+    expect(raw.headers["cache-control"]).toBe("no-store");
     const first = await get(`/inspector/api/memories?namespace=${ns}&limit=50`);
     expect(first.body.total).toBe(131); // the namespace and the one below it
     expect(first.body.memories).toHaveLength(50);

@@ -76,6 +76,11 @@ export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app,
     }
   });
 
+  // Memories are private: no browser or proxy keeps a copy of an API answer.
+  app.addHook("onSend", async (req, reply) => {
+    if (req.routeOptions.url?.startsWith("/inspector/api/")) reply.header("cache-control", "no-store");
+  });
+
   app.get("/inspector/api/info", async () => ({ title, keepsHistory: api.keepsHistory, usersLabel: options.usersLabel ?? "users", episodesLabel: options.episodesLabel ?? "episodes" }));
 
   app.get("/inspector/api/namespaces", async (_req, reply) => {
