@@ -12,9 +12,11 @@ import { defineConfig } from "vitest/config";
  * - packaging: test/packaging/ npm pack + a fresh strict consumer project (a full build)
  * - security: test/security/ attacks on every surface: the route table, Host and framing, redaction, erasure, option fuzzing
  * - langgraph-server: test/langgraph-server/ the package inside LangGraph's own JS API server
+ * - docs: test/docs/ every ```ts block of README.md and docs/ type-checked (and the runnable ones run)
  * - examples-e2e: test/examples-e2e/ the demo and the chatbot example, spawned as processes
+ * - procedures-server: test/procedures-server/ the inspector's procedure routes over real HTTP
  */
-const HEAVY = ["faults", "postgres", "browser", "cli", "scale", "packaging", "examples-e2e", "security", "langgraph-server"] as const;
+const HEAVY = ["faults", "postgres", "browser", "cli", "scale", "packaging", "examples-e2e", "security", "langgraph-server", "docs", "procedures-server"] as const;
 const suite = process.env.TEST_SUITE ?? "unit";
 
 export default defineConfig({

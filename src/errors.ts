@@ -119,13 +119,29 @@ export class PayloadTooLargeError extends MemoryError {}
 export class RemoteStoreError extends MemoryError {
   constructor(
     message: string,
-    /** The HTTP status, or 0 when the server could not be reached. */
+    /** The HTTP status, or 0 when no answer arrived (unreachable, timed out, connection lost). */
     readonly status: number,
     /** The error name the server sent, when it sent one. */
     readonly remoteName?: string,
+    options?: {
+      /** The underlying failure (a fetch `TypeError`, an abort `DOMException`, a schema error). */
+      cause?: unknown;
+      /**
+       * True when a batch with writes reached the server but no complete
+       * answer came back (timed out, connection lost mid-answer, a malformed
+       * answer): the writes may have been applied. False when the request
+       * never reached it (nothing was applied) or was a read.
+       */
+      mayHaveApplied?: boolean;
+    },
   ) {
     super(message);
+    if (options && "cause" in options) (this as { cause?: unknown }).cause = options.cause;
+    this.mayHaveApplied = options?.mayHaveApplied ?? false;
   }
+
+  /** See the constructor's `options.mayHaveApplied`. */
+  readonly mayHaveApplied: boolean;
 }
 
 /**
@@ -173,3 +189,60 @@ export class MissingPeerDependencyError extends MemoryError {
     super(`The '${packageName}' package is required to use ${feature}. Install it with: npm install ${packageName}`);
   }
 }
+
+/**
+ * `memoryStoreFromEnv()` found no memory store configured in the environment,
+ * or more than one (`LANGGRAPH_MEMORY_URL`, `DATABASE_URL`,
+ * `LANGGRAPH_MEMORY_PATH`). The message names the variables it saw.
+ */
+export class MemoryStoreConfigError extends MemoryError {}
+
+// --- server and network hardening (issue 21: security) ---
+
+/**
+ * A request to a server without credentials (or to its unauthenticated
+ * path) carried a `Host` header outside the allowed list: the DNS-rebinding
+ * guard (HTTP 421). The message names the host and the allowed ones.
+ */
+export class HostNotAllowedError extends ForbiddenError {}
+
+/**
+ * A route of the memory server declares no access rule (`config.access`),
+ * so every request to it is refused (HTTP 403): routes are closed unless
+ * they say who may call them.
+ */
+export class AccessRuleMissingError extends ForbiddenError {}
+
+/** A JSON request body nests arrays/objects deeper than the server's `maxJsonDepth` (HTTP 400). */
+export class JsonTooDeepError extends InvalidArgumentError {}
+
+/**
+ * One request would return more than the server allows: more results in
+ * total than `maxResultsPerRequest` (checked before the store runs), or a
+ * response larger than `maxResponseBytes` (HTTP 413). Ask for less (smaller
+ * `limit`s, fewer searches per batch) and page with `offset`.
+ */
+export class ResponseTooLargeError extends MemoryError {}
+
+/**
+ * A proposed change to an agent's learned instructions was refused: too
+ * long, too large a change, unsafe-looking text, an agent-wide change
+ * without a policy or approval, or a version that moved on meanwhile.
+ * Nothing was written. `reason` says which rule refused it.
+ */
+export class ProcedureChangeRejectedError extends MemoryError {
+  constructor(
+    message: string,
+    /** The rule that refused the change. */
+    readonly reason: "too_long" | "diff_too_large" | "empty" | "unsafe" | "not_approved" | "conflict",
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A prompt-optimizer run would exceed its budget (`maxCallsPerRun` or
+ * `maxCharsPerRun`), e.g. the current instructions alone are larger than the
+ * character budget. No model call beyond the budget was made.
+ */
+export class OptimizerBudgetError extends MemoryError {}

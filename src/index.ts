@@ -102,3 +102,24 @@ export type { EncryptionOptions, EncryptionKey } from "./store/hnsw/cipher.js";
 export { EncryptedSerializer, type EncryptedSerializerOptions } from "./privacy/encrypted-serializer.js";
 // Client of a memory server (also at the subpath `langgraph-hnsw-memory/remote`; the server itself is `langgraph-hnsw-memory/server`)
 export { RemoteStore, type RemoteStoreOptions } from "./store/remote/remote-store.js";
+
+// LangGraph API server (`langgraph dev`, Platform): the store chosen by environment variables
+export { memoryStoreFromEnv, memoryStoreKindFromEnv, MEMORY_STORE_ENV, type MemoryStoreFromEnvOptions, type MemoryStoreKind } from "./scope/memory-store-from-env.js";
+export { LazyStore } from "./scope/lazy-store.js";
+export type { StoreReplacedLogger } from "./scope/resolve-store.js";
+
+// Procedural memory: learned instructions, feedback, the prompt optimizer
+export { PROCEDURES_ROOT, PROCEDURE_FEEDBACK_ROOT, procedureNamespace } from "./scope/procedure-namespace.js";
+export { DEFAULT_PROCEDURE_NAME, type ProcedureRecord, type ProcedureScope, type ProcedureSource } from "./procedures/types.js";
+export { getProcedure, setProcedure, type ProcedureChange, type ProcedureChangeInput } from "./procedures/store.js";
+export { procedureHistory, restoreProcedure, type RestoreProcedureOptions } from "./procedures/history.js";
+export { listProcedureAgents, listProcedureUsers, type ProcedureAgent } from "./procedures/list.js";
+export { recordFeedback, listFeedback, type FeedbackInput, type FeedbackRecord, type ListFeedbackOptions } from "./procedures/feedback.js";
+export { lineDiff, type LineDiff, type DiffLine } from "./procedures/diff.js";
+export { DEFAULT_PROCEDURE_LIMITS, UNSAFE_INSTRUCTION_PATTERNS, type ProcedureLimits } from "./procedures/limits.js";
+export { METAPROMPT_PROMPT, PROPOSAL_FORMAT_PROMPT, GRADIENT_CRITIQUE_PROMPT, GRADIENT_EDIT_PROMPT } from "./procedures/prompts.js";
+export { ProcedureOptimizer, type ProcedureOptimizerOptions, type ProcedureProposal, type ProcedureApprovalHook, type LearnTarget, type LearnResult, type ProposalRejection } from "./procedures/optimizer.js";
+export type { OptimizerStrategy, OptimizerPrompts } from "./procedures/strategies.js";
+export type { OptimizerCost } from "./procedures/cost.js";
+export type { Trajectory } from "./procedures/render.js";
+export { LEARNED_INSTRUCTIONS_HEADER, LEARNED_INSTRUCTIONS_PREAMBLE, learnedInstructionsSection, type ProcedureOptions } from "./procedures/section.js";

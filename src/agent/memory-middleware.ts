@@ -18,6 +18,7 @@ import { checkTemplate } from "../scope/check-template.js";
 import { resolveNamespace, templateKeys, type NamespaceTemplate } from "../scope/namespace-template.js";
 import { AUTH_USER_PLACEHOLDER } from "../scope/run-values.js";
 import { withMemoryBlock } from "./system-message.js";
+import { checkProcedureOptions, learnedInstructionsSection, procedureContextKeys, type ProcedureOptions } from "../procedures/section.js";
 
 /** Options of {@link memoryMiddleware}. */
 export interface MemoryMiddlewareOptions
@@ -32,6 +33,8 @@ export interface MemoryMiddlewareOptions
   /**
    * The store. Prefer passing it: the one createAgent hands to middleware is
    * LangGraph's per-run batching wrapper (it is unwrapped when used).
+   * Used even when the runtime injects another store (`compile({ store })`,
+   * `createAgent({ store })`, a LangGraph API server's own); see resolveStore.
    * @default runtime.store (what `createAgent({ store })` passes)
    */
   store?: BaseStore;
@@ -71,6 +74,14 @@ export interface MemoryMiddlewareOptions
    * @default true
    */
   handleToolErrors?: boolean;
+  /**
+   * Procedural memory: the agent's learned instructions (and the run's
+   * user's), read before every model call and added to the system message as
+   * their own block, `[Learned Instructions]`, before the memory block, within
+   * `procedures.maxTokens`. Nothing is written to the agent's state.
+   * @default undefined (no learned instructions)
+   */
+  procedures?: ProcedureOptions;
   /**
    * Middleware name (must be unique among an agent's middleware).
    * @default "MemoryMiddleware"
@@ -140,6 +151,7 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions) {
   checkTemplate(options.namespace);
   validateRecallOptions(options);
   checkEpisodeOptions(options.episodes);
+  checkProcedureOptions(options.procedures);
   const episodes = options.episodes;
   const handleToolErrors = options.handleToolErrors ?? true;
   const template = options.namespace;
@@ -158,6 +170,7 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions) {
     ...templateKeys(template),
     ...templateKeys(options.memoryTools?.sharedNamespace ?? []),
     ...(episodes ? templateKeys(episodeTemplate(episodes)) : []),
+    ...procedureContextKeys(options.procedures),
   ].filter((k, i, all) => k !== AUTH_USER_PLACEHOLDER && all.indexOf(k) === i);
   const contextSchema = z.object(Object.fromEntries(contextKeys.map((k) => [k, z.unknown().optional()])));
 
@@ -179,13 +192,20 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions) {
       return undefined;
     },
     wrapModelCall: async (request, handler) => {
-      if (!preloads(mode)) return handler(request);
+      if (!preloads(mode) && !options.procedures) return handler(request);
       const config = runConfig(request.runtime as RuntimeLike);
-      const state = { messages: request.messages as BaseMessage[] };
-      const query = options.queryBuilder ? await options.queryBuilder(state, config) : latestHumanText(state.messages);
-      const block = await preloadMemoryBlock(options, { config, query, withKeys: mode === "both" });
-      if (!block) return handler(request);
-      return handler({ ...request, systemMessage: withMemoryBlock(request.systemMessage, block) });
+      let systemMessage = request.systemMessage;
+      if (options.procedures) {
+        const learned = await learnedInstructionsSection(options.procedures, { store: options.store, config });
+        if (learned) systemMessage = withMemoryBlock(systemMessage, learned);
+      }
+      if (preloads(mode)) {
+        const state = { messages: request.messages as BaseMessage[] };
+        const query = options.queryBuilder ? await options.queryBuilder(state, config) : latestHumanText(state.messages);
+        const block = await preloadMemoryBlock(options, { config, query, withKeys: mode === "both" });
+        if (block) systemMessage = withMemoryBlock(systemMessage, block);
+      }
+      return systemMessage === request.systemMessage ? handler(request) : handler({ ...request, systemMessage });
     },
     wrapToolCall: postloads(mode)
       ? async (request, handler) => {

@@ -7,6 +7,7 @@ import { registerMaintenanceCommands } from "./commands/maintain.js";
 import { registerVerifyCommand } from "./commands/verify.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerPrivacyCommands } from "./commands/privacy.js";
+import { registerProcedureCommands } from "./commands/procedures.js";
 
 /** The `langgraph-memory` program: every command, with the global options. */
 export function buildProgram(): Command {
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerVerifyCommand(program);
   registerServeCommand(program);
   registerPrivacyCommands(program);
+  registerProcedureCommands(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

@@ -19,6 +19,8 @@ export interface SearchConversationsToolOptions {
   namespace: NamespaceTemplate;
   /**
    * The store to search.
+   * Used even when the runtime injects another store (`compile({ store })`,
+   * `createAgent({ store })`, a LangGraph API server's own); see resolveStore.
    * @default config.store
    */
   store?: BaseStore;

@@ -17,6 +17,8 @@ export interface WriteEpisodesOptions {
   namespace?: NamespaceTemplate;
   /**
    * The store to write to.
+   * Used even when the runtime injects another store (`compile({ store })`,
+   * `createAgent({ store })`, a LangGraph API server's own); see resolveStore.
    * @default config.store
    */
   store?: BaseStore;

@@ -13,6 +13,7 @@ import { preloadMemoryBlock } from "./recall-context.js";
 import { resolveStore } from "../scope/resolve-store.js";
 import { createMemoryTools, type MemoryToolsOptions } from "./tools.js";
 import { checkEpisodeOptions, episodeTools, type EpisodeMemoryOptions } from "../episodes/options.js";
+import { checkProcedureOptions, learnedInstructionsSection, type ProcedureOptions } from "../procedures/section.js";
 
 /**
  * How memories reach the model.
@@ -39,7 +40,9 @@ export interface CallModelOptions {
   /** How memories reach the model. @default "preload" */
   mode?: MemoryMode;
   /**
-   * The store to recall from. Prefer passing it (see resolveStore).
+   * The store to recall from. Prefer passing it.
+   * Used even when the runtime injects another store (`compile({ store })`,
+   * `createAgent({ store })`, a LangGraph API server's own); see resolveStore.
    * @default config.store
    */
   store?: BaseStore;
@@ -83,6 +86,15 @@ export interface CallModelOptions {
    * @default undefined (no episodic memory)
    */
   episodes?: EpisodeMemoryOptions;
+  /**
+   * Procedural memory: the agent's learned instructions (and the run's
+   * user's, see `ProcedureOptions.userKey`), read before every model call and
+   * sent as their OWN system section, `[Learned Instructions]`, after your
+   * system prompt and before the memory context, within `procedures.maxTokens`.
+   * Never written to the graph state or the checkpoint.
+   * @default undefined (no learned instructions)
+   */
+  procedures?: ProcedureOptions;
 }
 
 /** The text of the latest human message, or "" when there is none. */
@@ -130,6 +142,7 @@ export function callModel(options: CallModelOptions): (state: MessagesState, con
   validateRecallOptions(options);
   checkTemplate(options.namespace);
   checkEpisodeOptions(options.episodes);
+  checkProcedureOptions(options.procedures);
   const layout = options.systemMessages ?? "separate";
   if (layout !== "separate" && layout !== "single") {
     throw new InvalidArgumentError(`systemMessages must be "separate" or "single", got ${JSON.stringify(options.systemMessages)}`);
@@ -160,7 +173,8 @@ export function callModel(options: CallModelOptions): (state: MessagesState, con
       const query = options.queryBuilder ? await options.queryBuilder(state, config) : latestHumanText(state.messages);
       context = await preloadMemoryBlock(options, { config, query, withKeys: mode === "both" });
     }
-    const parts = [options.systemPrompt, context].filter((p): p is string => Boolean(p));
+    const learned = options.procedures ? await learnedInstructionsSection(options.procedures, { store: options.store, config }) : undefined;
+    const parts = [options.systemPrompt, learned, context].filter((p): p is string => Boolean(p));
     const prefix = layout === "single" && parts.length > 0 ? [new SystemMessage(parts.join("\n\n"))] : parts.map((p) => new SystemMessage(p));
     const reply = await bound.invoke([...prefix, ...state.messages], config);
     return { messages: [reply] };

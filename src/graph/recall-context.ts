@@ -15,7 +15,9 @@ export interface RecallMemoryContextOptions extends RecallOptions {
    */
   namespace: NamespaceTemplate;
   /**
-   * The store. Prefer passing it (see resolveStore).
+   * The store. Prefer passing it.
+   * Used even when the runtime injects another store (`compile({ store })`,
+   * `createAgent({ store })`, a LangGraph API server's own); see resolveStore.
    * @default config.store, unwrapped from LangGraph's per-run wrapper
    */
   store?: BaseStore;

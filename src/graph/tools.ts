@@ -25,6 +25,8 @@ export interface MemoryToolsOptions {
   /**
    * The store to use. Prefer passing it: the store LangGraph puts on
    * `config.store` drops `put`'s `index` argument.
+   * Used even when the runtime injects another store (`compile({ store })`,
+   * `createAgent({ store })`, a LangGraph API server's own); see resolveStore.
    * @default config.store
    */
   store?: BaseStore;

@@ -18,7 +18,9 @@ export interface WriteMemoryOptions {
   /** Where memories go, e.g. `["users", "{user_id}"]`, filled from `config.configurable`. */
   namespace: NamespaceTemplate;
   /**
-   * The store to write to.
+   * The store to write to (background extractions keep the store of their run).
+   * Used even when the runtime injects another store (`compile({ store })`,
+   * `createAgent({ store })`, a LangGraph API server's own); see resolveStore.
    * @default config.store (the store the graph was compiled with)
    */
   store?: BaseStore;

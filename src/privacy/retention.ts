@@ -3,6 +3,7 @@ import { InvalidArgumentError } from "../errors.js";
 import { currentActor } from "./actor.js";
 import { INTERNAL_ROOTS } from "./audit-log.js";
 import { deleteUnder, ProtectedStore } from "./protected-store.js";
+import { personProcedureNamespaces } from "../scope/procedure-namespace.js";
 
 /** Options for {@link cleanup}. */
 export interface CleanupOptions {
@@ -68,6 +69,13 @@ export async function cleanup(store: BaseStore, options: CleanupOptions): Promis
 export interface ErasePersonOptions {
   /** Every prefix that holds the person's data, e.g. `[["users", "42"], ["episodes", "42"]]`. */
   namespaces: string[][];
+  /**
+   * The person's user id: their learned instructions and feedback
+   * (`["procedures", agentId, userId]`, `["procedure_feedback", agentId, userId]`
+   * for every agent) are erased too, with their kept versions.
+   * @default undefined (procedural memory is left alone)
+   */
+  userId?: string;
 }
 
 /** What {@link erasePerson} removed. */
@@ -84,8 +92,9 @@ export interface ErasureReport {
  * prefixes you name), the kept versions of those, the extractor's and episode
  * writer's cursors, and — when the store is a {@link ProtectedStore} with an
  * audit log — their audit entries are made unlinkable (their salt is
- * destroyed; the chain stays verifiable). The right to be forgotten beats the
- * history. On HNSWStore, deleted data leaves the disk as its purge guarantee states.
+ * destroyed; the chain stays verifiable). With `userId`, their learned
+ * instructions and feedback (procedural memory) go too. The right to be
+ * forgotten beats the history. On HNSWStore, deleted data leaves the disk as its purge guarantee states.
  */
 export async function erasePerson(store: BaseStore, options: ErasePersonOptions): Promise<ErasureReport> {
   if (!Array.isArray(options?.namespaces) || options.namespaces.length === 0) {
@@ -96,7 +105,8 @@ export async function erasePerson(store: BaseStore, options: ErasePersonOptions)
   }
   const inner = store instanceof ProtectedStore ? store.inner : store;
   const report: ErasureReport = { namespaces: [], total: 0, auditUnlinked: false };
-  for (const namespace of options.namespaces) {
+  const procedures = options.userId === undefined ? [] : await personProcedureNamespaces(inner, options.userId);
+  for (const namespace of [...options.namespaces, ...procedures]) {
     const items = await deleteUnder(inner, namespace);
     const history = await deleteUnder(inner, ["memory_history", ...namespace]);
     let cursors = 0;

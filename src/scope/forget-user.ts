@@ -4,6 +4,7 @@ import { memoryNamespace, type NamespaceValues } from "./memory-namespace.js";
 import type { NamespaceTemplate } from "./namespace-template.js";
 import { waitForPendingWrites } from "./pending-writes.js";
 import { underlyingStore } from "./resolve-store.js";
+import { personProcedureNamespaces } from "./procedure-namespace.js";
 
 /** What {@link forgetUser} deleted. */
 export interface ForgetUserResult {
@@ -21,6 +22,8 @@ export interface ForgetUserResult {
   episodes: number;
   /** Episode cursors deleted (under `["episode_cursors", ...episodeNamespace]`); 0 without `options.episodes`. */
   episodeCursors: number;
+  /** Per-user procedure and feedback namespaces deleted (see `ForgetUserOptions.userId`); absent when none. */
+  procedures?: number;
 }
 
 /** Options for {@link forgetUser}. */
@@ -32,6 +35,13 @@ export interface ForgetUserOptions {
    * @default undefined (episodes are left alone)
    */
   episodes?: NamespaceTemplate;
+  /**
+   * The user's id for procedural memory: their per-user learned instructions
+   * and feedback (`["procedures", agentId, userId]` for every agent) are
+   * deleted too, with their kept versions.
+   * @default values.user_id, when it is set
+   */
+  userId?: string;
 }
 
 /** Items read per round when a store has no `deleteNamespace`. */
@@ -54,7 +64,9 @@ async function deleteUnder(store: BaseStore, prefix: string[]): Promise<number> 
  * "Forget this person": deletes everything stored under the user's namespace
  * AND the extractor's cursors and kept versions (`memory_history`) for it,
  * and with `options.episodes` the user's episodes, episode cursors and their
- * kept versions, on any `BaseStore`. (`erasePerson` from the privacy
+ * kept versions, and the user's learned instructions and feedback for every
+ * agent (procedural memory; user id from `options.userId` or `values.user_id`),
+ * on any `BaseStore`. (`erasePerson` from the privacy
  * helpers does the same from resolved prefixes and also unlinks audit
  * entries.) Background
  * extractions for that namespace are run to completion first, so none lands
@@ -76,6 +88,8 @@ export async function forgetUser(
   // Resolve everything before deleting anything, so a missing value deletes nothing.
   const episodeNamespace = options.episodes ? memoryNamespace(options.episodes, values) : undefined;
   const real = underlyingStore(store);
+  const userId = options.userId ?? (values.user_id === undefined ? undefined : String(values.user_id));
+  const procedures = userId === undefined ? [] : await personProcedureNamespaces(real, userId);
   await waitForPendingWrites(real, namespace);
   if (episodeNamespace) await waitForPendingWrites(real, episodeNamespace);
   const memories = await deleteUnder(real, namespace);
@@ -88,5 +102,9 @@ export async function forgetUser(
     episodeCursors = await deleteUnder(real, [EPISODE_CURSOR_ROOT, ...episodeNamespace]);
     history += await deleteUnder(real, [HISTORY_NAMESPACE_ROOT, ...episodeNamespace]);
   }
-  return { namespace, memories, cursors, history, ...(episodeNamespace ? { episodeNamespace } : {}), episodes, episodeCursors };
+  for (const ns of procedures) {
+    await deleteUnder(real, ns);
+    history += await deleteUnder(real, [HISTORY_NAMESPACE_ROOT, ...ns]);
+  }
+  return { namespace, memories, cursors, history, ...(procedures.length > 0 ? { procedures: procedures.length } : {}), ...(episodeNamespace ? { episodeNamespace } : {}), episodes, episodeCursors };
 }

@@ -16,17 +16,57 @@ export function underlyingStore(store: BaseStore): BaseStore {
   return s.lg_name === "AsyncBatchedStore" && s.store ? s.store : store;
 }
 
+/** Where {@link resolveStore} reports that it set the runtime's store aside. */
+export type StoreReplacedLogger = Pick<Console, "warn">;
+
+/** Option stores whose replacement of a runtime store was already reported. */
+const reported = new WeakSet<object>();
+
+function storeName(store: BaseStore): string {
+  const label = (store as { label?: unknown }).label;
+  if (typeof label === "string" && label) return label;
+  const name = (store as { constructor?: { name?: string } })?.constructor?.name;
+  return typeof name === "string" && name ? name : "a BaseStore";
+}
+
 /**
- * Picks the store a node or tool should use: the one passed in its options
- * (preferred), else the one LangGraph puts on `config.store`, unwrapped from
- * LangGraph's per-run batching wrapper.
+ * Picks the store a node, tool, middleware or extractor run uses.
+ *
+ * **Guarantee.** A store passed in the component's own options is ALWAYS the
+ * one used, whatever store the runtime injects on `config.store` /
+ * `runtime.store`: `graph.compile({ store })`, `createAgent({ store })`, or a
+ * LangGraph API server (`langgraph dev`, LangGraph Platform), which replaces
+ * every compiled graph's store with its own, an `InMemoryStore` without a
+ * vector index. Only without that option is the runtime's store used,
+ * unwrapped from LangGraph's per-run batching wrapper.
+ *
+ * When both are present and they are different stores, this warns once per
+ * option store, naming both (the first time only, so a busy server logs one
+ * line).
+ *
+ * @param store the store from the component's options
+ * @param config the run's config (its `store` is the runtime's)
+ * @param logger where the one warning goes; `console` by default
  */
-export function resolveStore(store: BaseStore | undefined, config?: LangGraphRunnableConfig): BaseStore {
-  const resolved = store ?? config?.store;
-  if (!resolved) {
+export function resolveStore(store: BaseStore | undefined, config?: LangGraphRunnableConfig, logger: StoreReplacedLogger = console): BaseStore {
+  const runtime = config?.store ? underlyingStore(config.store) : undefined;
+  if (store) {
+    const own = underlyingStore(store);
+    if (runtime && runtime !== own && !reported.has(own)) {
+      reported.add(own);
+      logger.warn(
+        `langgraph-hnsw-memory: the runtime passed a store (${storeName(runtime)}, on config.store) and this memory component ` +
+          `has its own \`store\` option (${storeName(own)}); memory uses ${storeName(own)}, and ${storeName(runtime)} is not read or written by it. ` +
+          "This is expected under a LangGraph API server (`langgraph dev`, LangGraph Platform), which injects its own index-less InMemoryStore. " +
+          "Logged once per store.",
+      );
+    }
+    return own;
+  }
+  if (!runtime) {
     throw new InvalidArgumentError(
       "no memory store: pass `store` in the node's options, or compile the graph with `graph.compile({ store })`",
     );
   }
-  return underlyingStore(resolved);
+  return runtime;
 }

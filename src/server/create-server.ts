@@ -2,9 +2,12 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import Fastify, { type FastifyInstance } from "fastify";
 import { InvalidArgumentError } from "../errors.js";
 import { installAuth } from "./auth.js";
-import { installErrorHandling } from "./http-errors.js";
-import { registerMemoryRoutes } from "./memory-routes.js";
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from "./http-errors.js";
+import { installJsonDepthLimit } from "./json-body.js";
+import { MAX_ID_LENGTH, registerMemoryRoutes } from "./memory-routes.js";
 import type { MemoryServerOptions } from "./options.js";
+import { installResponseLimit } from "./response-limits.js";
+import { applySecurityHeaders } from "./security-headers.js";
 import { registerStoreRoutes } from "./store-routes.js";
 
 declare module "fastify" {
@@ -49,6 +52,12 @@ export function createMemoryServer(options: MemoryServerOptions): FastifyInstanc
   }
   const maxLimit = positiveInteger("maxLimit", options.maxLimit, 1000);
   const maxBatchOperations = positiveInteger("maxBatchOperations", options.maxBatchOperations, 1000);
+  const maxResults = positiveInteger("maxResultsPerRequest", options.maxResultsPerRequest, 10_000);
+  const maxResponseBytes = positiveInteger("maxResponseBytes", options.maxResponseBytes, 16 * 1024 * 1024);
+  const maxJsonDepth = positiveInteger("maxJsonDepth", options.maxJsonDepth, 128);
+  if (options.allowedHosts !== undefined && (!Array.isArray(options.allowedHosts) || options.allowedHosts.some((h) => typeof h !== "string" || h === ""))) {
+    throw new InvalidArgumentError(`allowedHosts must be an array of host names, got ${JSON.stringify(options.allowedHosts)}`);
+  }
 
   const app = Fastify({
     logger: options.logger ?? { level: "info" },
@@ -56,13 +65,23 @@ export function createMemoryServer(options: MemoryServerOptions): FastifyInstanc
     requestTimeout: positiveInteger("requestTimeout", options.requestTimeout, 30_000),
     // No type coercion (a label 1 stays a number and is refused) and no silent dropping of unknown fields.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    // Path ids may be MAX_ID_LENGTH characters, each percent-encoded as up to 12 bytes; the schema enforces the limit itself.
+    routerOptions: { maxParamLength: MAX_ID_LENGTH * 12 },
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   });
   app.decorate("memoryStore", options.store);
   installErrorHandling(app);
+  installJsonDepthLimit(app, maxJsonDepth);
+  app.addHook("onSend", async (_request, reply, payload) => {
+    applySecurityHeaders(reply);
+    return payload;
+  });
+  installResponseLimit(app, maxResponseBytes);
   installAuth(app, options);
 
-  app.get("/ok", { config: { public: true } }, async () => ({ ok: true }));
-  registerStoreRoutes(app, options.store, { maxLimit, maxBatchOperations });
+  app.get("/ok", { config: { access: "public" } }, async () => ({ ok: true }));
+  registerStoreRoutes(app, options.store, { maxLimit, maxBatchOperations, maxResults });
   registerMemoryRoutes(app, options.store, { usersLabel, maxLimit });
   for (const plugin of options.plugins ?? []) app.register(plugin);
 

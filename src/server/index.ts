@@ -8,3 +8,6 @@ export type { WireMemory } from "./memory-routes.js";
 export type { WireItem, WireOperation, WireError } from "../store/remote/wire.js";
 export { RemoteStore, type RemoteStoreOptions } from "../store/remote/remote-store.js";
 export { inspectorPlugin, type InspectorOptions } from "./inspector/plugin.js";
+// Route access rules (config.access) and the route table; the Host allowlist's defaults.
+export type { RouteAccess, MemoryRoute } from "./access.js";
+export { LOOPBACK_HOSTS } from "./host-guard.js";

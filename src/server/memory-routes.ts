@@ -20,7 +20,10 @@ export interface WireMemory {
 const userId = { type: ["string", "null"] } as const;
 const page = { type: "integer", minimum: 0 } as const;
 const filter = { type: ["object", "null"] } as const;
-const id = { type: "string", minLength: 1, maxLength: 256 } as const;
+/** The longest memory id, for create (`id`), forget (`ids`) and every `/v1/store/memories/:id` path alike. */
+export const MAX_ID_LENGTH = 256;
+const id = { type: "string", minLength: 1, maxLength: MAX_ID_LENGTH } as const;
+const user = { access: "user" } as const;
 
 const createBody = {
   type: "object",
@@ -79,7 +82,7 @@ export function registerMemoryRoutes(app: FastifyInstance, store: BaseStore, opt
   };
   const valueOf = (b: Body) => ({ text: b.text, source: "api", ...(b.metadata ? { metadata: b.metadata } : {}) });
 
-  app.post<{ Body: Body }>("/v1/store/memories", { schema: { body: createBody } }, async (request, reply) => {
+  app.post<{ Body: Body }>("/v1/store/memories", { config: user, schema: { body: createBody } }, async (request, reply) => {
     const ns = userNamespace(request, request.body);
     const key = request.body.id ?? randomUUID();
     await store.put(ns, key, valueOf(request.body));
@@ -87,7 +90,7 @@ export function registerMemoryRoutes(app: FastifyInstance, store: BaseStore, opt
     return reply.code(201).send(toMemory(ns)(item!));
   });
 
-  app.post<{ Body: Body }>("/v1/store/memories/list", { schema: { body: listBody } }, async (request) => {
+  app.post<{ Body: Body }>("/v1/store/memories/list", { config: user, schema: { body: listBody } }, async (request) => {
     const b = request.body ?? {};
     checkLimit(b.limit);
     const ns = userNamespace(request, b);
@@ -95,7 +98,7 @@ export function registerMemoryRoutes(app: FastifyInstance, store: BaseStore, opt
     return { memories: items.map(toMemory(ns)) };
   });
 
-  app.post<{ Body: Body }>("/v1/store/search", { schema: { body: searchBody } }, async (request) => {
+  app.post<{ Body: Body }>("/v1/store/search", { config: user, schema: { body: searchBody } }, async (request) => {
     const b = request.body;
     checkLimit(b.limit);
     const ns = userNamespace(request, b);
@@ -103,7 +106,7 @@ export function registerMemoryRoutes(app: FastifyInstance, store: BaseStore, opt
     return { memories: items.map(toMemory(ns)) };
   });
 
-  app.post<{ Body: Body }>("/v1/store/memories/forget", { schema: { body: forgetBody } }, async (request) => {
+  app.post<{ Body: Body }>("/v1/store/memories/forget", { config: user, schema: { body: forgetBody } }, async (request) => {
     const b = request.body ?? {};
     if (!b.ids && !b.filter && b.all !== true) {
       throw new InvalidArgumentError("forget needs ids, a filter, or all: true (to forget every memory of the user)");
@@ -126,21 +129,21 @@ export function registerMemoryRoutes(app: FastifyInstance, store: BaseStore, opt
     return { deleted: targets.length, ids: targets.map((t) => t.key) };
   });
 
-  app.post<{ Params: { id: string }; Body: Body | null }>("/v1/store/memories/:id", { schema: { params: idParams, body: userBody } }, async (request) => {
+  app.post<{ Params: { id: string }; Body: Body | null }>("/v1/store/memories/:id", { config: user, schema: { params: idParams, body: userBody } }, async (request) => {
     const ns = userNamespace(request, request.body);
     const item = await store.get(ns, request.params.id);
     if (!item) throw new NotFoundError(`no memory '${request.params.id}' for this user`);
     return toMemory(ns)(item);
   });
 
-  app.put<{ Params: { id: string }; Body: Body }>("/v1/store/memories/:id", { schema: { params: idParams, body: updateBody } }, async (request) => {
+  app.put<{ Params: { id: string }; Body: Body }>("/v1/store/memories/:id", { config: user, schema: { params: idParams, body: updateBody } }, async (request) => {
     const ns = userNamespace(request, request.body);
     if (!(await store.get(ns, request.params.id))) throw new NotFoundError(`no memory '${request.params.id}' for this user`);
     await store.put(ns, request.params.id, valueOf(request.body));
     return toMemory(ns)((await store.get(ns, request.params.id))!);
   });
 
-  app.delete<{ Params: { id: string }; Body: Body | null }>("/v1/store/memories/:id", { schema: { params: idParams, body: userBody } }, async (request) => {
+  app.delete<{ Params: { id: string }; Body: Body | null }>("/v1/store/memories/:id", { config: user, schema: { params: idParams, body: userBody } }, async (request) => {
     const ns = userNamespace(request, request.body);
     if (!(await store.get(ns, request.params.id))) throw new NotFoundError(`no memory '${request.params.id}' for this user`);
     await store.delete(ns, request.params.id);

@@ -76,6 +76,35 @@ export interface MemoryServerOptions {
    * @default true
    */
   closeStore?: boolean;
+  /**
+   * `Host` names the server answers for requests it serves without
+   * credentials (every request of a server with neither `apiKey` nor
+   * `authenticate`; the anonymous path otherwise): the DNS-rebinding guard.
+   * An entry `"name"` allows that name on the port the request arrived on,
+   * `"name:port"` that port only. Other hosts get `HostNotAllowedError` (421).
+   * `startMemoryServer` adds the address it listens on (e.g. `127.0.0.2`).
+   * @default ["127.0.0.1", "localhost", "[::1]"]
+   */
+  allowedHosts?: string[];
+  /**
+   * Deepest nesting of arrays and objects a JSON body may have; deeper ones
+   * are refused with `JsonTooDeepError` (400) before they are parsed.
+   * @default 128
+   */
+  maxJsonDepth?: number;
+  /**
+   * Most results one request may return: the `limit`s of a batch's searches
+   * and namespace lists added up (a get counts 1), checked before the store
+   * runs. A larger batch is refused with `ResponseTooLargeError` (413).
+   * @default 10000
+   */
+  maxResultsPerRequest?: number;
+  /**
+   * Largest response body, in bytes; a larger answer is replaced by
+   * `ResponseTooLargeError` (413).
+   * @default 16777216 (16 MiB)
+   */
+  maxResponseBytes?: number;
 }
 
 /** Options for `startMemoryServer`. */

@@ -3,10 +3,13 @@ import { InvalidArgumentError } from "../errors.js";
 import { validateNamespace } from "../store/namespace.js";
 import { validateValue } from "../store/validate-value.js";
 import { itemToWire, operationKind, type WireResult } from "../store/remote/wire.js";
+import { checkResultBudget } from "./response-limits.js";
 import type { RequestScope } from "./scope.js";
 
 export interface BatchLimits {
   maxLimit: number;
+  /** Most results the whole batch may return (see `checkResultBudget`). */
+  maxResults: number;
 }
 
 function checkLimit(name: string, value: number | undefined, max: number): void {
@@ -50,6 +53,7 @@ export async function runScoped(store: BaseStore, scope: RequestScope, operation
       }
     }
   });
+  checkResultBudget(operations, limits.maxResults);
   const results = (await store.batch(scoped)) as unknown[];
   return results.map((r, i): WireResult => {
     switch (kinds[i]) {

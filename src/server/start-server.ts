@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from "../errors.js";
 import { isLoopback } from "./auth.js";
 import { createMemoryServer } from "./create-server.js";
+import { LOOPBACK_HOSTS } from "./host-guard.js";
 import type { StartMemoryServerOptions } from "./options.js";
 
 /** A running memory server. */
@@ -28,7 +29,10 @@ export async function startMemoryServer(options: StartMemoryServerOptions): Prom
   if (options.allowUnauthenticated && !options.apiKey && !options.authenticate && !isLoopback(host)) {
     throw new InvalidArgumentError(`a server without auth listens on loopback only, not on ${JSON.stringify(host)}`);
   }
-  const app = createMemoryServer(options);
+  // The address it listens on is a name it answers to (e.g. 127.0.0.2), besides the loopback defaults.
+  const listenName = host.includes(":") ? `[${host}]` : host;
+  const allowedHosts = options.allowedHosts ?? (LOOPBACK_HOSTS.includes(listenName) ? undefined : [...LOOPBACK_HOSTS, listenName]);
+  const app = createMemoryServer({ ...options, allowedHosts });
   await app.listen({ host, port });
   const address = app.server.address();
   const actualPort = typeof address === "object" && address ? address.port : port;

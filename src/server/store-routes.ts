@@ -9,6 +9,7 @@ import { scopeFor } from "./scope.js";
 const labels = { type: "array" } as const; // labels are checked by validateNamespace, for named errors
 const page = { type: "integer", minimum: 0 } as const;
 const nullableObject = { type: ["object", "null"] } as const;
+const user = { access: "user" } as const; // any caller, confined to its scope
 
 const putBody = {
   type: "object",
@@ -90,7 +91,7 @@ export function registerStoreRoutes(app: FastifyInstance, store: BaseStore, limi
 
   app.put<{ Body: { namespace: string[]; key: string; value: Record<string, unknown>; index?: false | string[] | null; ttl?: number | null } }>(
     "/store/items",
-    { schema: { body: putBody } },
+    { config: user, schema: { body: putBody } },
     async (request, reply) => {
       const b = request.body;
       validateNamespace(b.namespace, { forWrite: true }); // put()'s rule: not under the reserved `langgraph` root
@@ -99,7 +100,7 @@ export function registerStoreRoutes(app: FastifyInstance, store: BaseStore, limi
     },
   );
 
-  app.get<{ Querystring: { namespace?: string; key: string; refresh_ttl?: string } }>("/store/items", { schema: { querystring: getQuery } }, async (request, reply) => {
+  app.get<{ Querystring: { namespace?: string; key: string; refresh_ttl?: string } }>("/store/items", { config: user, schema: { querystring: getQuery } }, async (request, reply) => {
     const { namespace, key, refresh_ttl } = request.query;
     // The SDK joins labels with "." (labels cannot contain one).
     const ns = namespace ? namespace.split(".") : [];
@@ -108,14 +109,14 @@ export function registerStoreRoutes(app: FastifyInstance, store: BaseStore, limi
     return reply.type("application/json").send(JSON.stringify(item ?? null));
   });
 
-  app.delete<{ Body: { namespace: string[]; key: string } }>("/store/items", { schema: { body: deleteBody } }, async (request, reply) => {
+  app.delete<{ Body: { namespace: string[]; key: string } }>("/store/items", { config: user, schema: { body: deleteBody } }, async (request, reply) => {
     await run(request, [{ namespace: request.body.namespace, key: request.body.key, value: null }]);
     return reply.code(204).send();
   });
 
   app.post<{ Body: { namespace_prefix?: string[]; filter?: Record<string, unknown> | null; limit?: number; offset?: number; query?: string | null; refresh_ttl?: boolean | null } }>(
     "/store/items/search",
-    { schema: { body: searchBody } },
+    { config: user, schema: { body: searchBody } },
     async (request) => {
       const b = request.body ?? {};
       const [items] = await run(request, [operationFromWire({ op: "search", namespace_prefix: b.namespace_prefix ?? [], filter: b.filter, limit: b.limit, offset: b.offset, query: b.query, refresh_ttl: b.refresh_ttl })]);
@@ -125,7 +126,7 @@ export function registerStoreRoutes(app: FastifyInstance, store: BaseStore, limi
 
   app.post<{ Body: { prefix?: string[]; suffix?: string[]; max_depth?: number | null; limit?: number; offset?: number } }>(
     "/store/namespaces",
-    { schema: { body: namespacesBody } },
+    { config: user, schema: { body: namespacesBody } },
     async (request) => {
       const b = request.body ?? {};
       const match_conditions: { match_type: "prefix" | "suffix"; path: string[] }[] = [];
@@ -139,7 +140,7 @@ export function registerStoreRoutes(app: FastifyInstance, store: BaseStore, limi
 
   app.post<{ Body: { operations: WireOperation[] } }>(
     "/store/batch",
-    { schema: { body: { type: "object", required: ["operations"], additionalProperties: false, properties: { operations: { type: "array", items: wireOperation } } } } },
+    { config: user, schema: { body: { type: "object", required: ["operations"], additionalProperties: false, properties: { operations: { type: "array", items: wireOperation } } } } },
     async (request) => {
       const ops = request.body.operations;
       if (ops.length > limits.maxBatchOperations) {

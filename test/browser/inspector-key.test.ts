@@ -77,7 +77,7 @@ describe.skipIf(!hasChromium)("inspector on a keyed server", () => {
     await page.fill("#apikey", "not-the-key-123");
     await page.press("#apikey", "Enter");
     await eventually(() => notice().locator("strong").textContent()).toBe("The server refused this key (401).");
-    expect(await notice().textContent()).toContain("Server said: this server needs credentials");
+    expect(await notice().textContent()).toContain("Server said: the x-api-key header does not match any key of this server");
     expect(await page.locator("#namespaces").textContent()).not.toContain("no memories yet");
   });
 

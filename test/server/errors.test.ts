@@ -182,7 +182,8 @@ describe("auth modes", () => {
 
   it("plugins are registered behind the auth hook and see the caller's scope and the store", async () => {
     const plugin = async (app: import("fastify").FastifyInstance) => {
-      app.get("/inspector/whoami", async (request) => {
+      app.get("/plugin/unruled", async () => ({ leaked: true })); // no access rule: closed to everyone
+      app.get("/inspector/whoami", { config: { access: "user" } }, async (request) => {
         const scope = scopeFor(request);
         const items = await app.memoryStore.search(scope.toStore([]), { limit: 100 });
         return { kind: scope.kind, identity: scope.identity ?? null, items: items.length };
@@ -195,6 +196,8 @@ describe("auth modes", () => {
       expect((await call(withPlugin.url, "GET", "/inspector/whoami")).status).toBe(401);
       expect((await call(withPlugin.url, "GET", "/inspector/whoami", undefined, asUser("amy"))).body).toEqual({ kind: "user", identity: "amy", items: 1 });
       expect((await call(withPlugin.url, "GET", "/inspector/whoami", undefined, key)).body).toEqual({ kind: "service", identity: null, items: 2 });
+      const unruled = await call(withPlugin.url, "GET", "/plugin/unruled", undefined, key);
+      expect(unruled).toMatchObject({ status: 403, body: { error: "AccessRuleMissingError" } });
     } finally {
       await withPlugin.close();
     }

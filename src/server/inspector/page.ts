@@ -7,8 +7,7 @@ import { CORE_JS, START_JS } from "./client/core.js";
 import { EPISODES_HTML, EPISODES_JS } from "./client/episodes.js";
 import { MEMORIES_HTML, MEMORIES_JS } from "./client/memories.js";
 import { APP_CSS } from "./client/style.js";
-
-export { APP_CSS };
+import { PROCEDURES_VIEW } from "./procedures-panel.js";
 
 /** One view of the inspector: a nav button, a section, and the script that fills it. */
 export interface InspectorView {
@@ -20,12 +19,15 @@ export interface InspectorView {
   html: string;
   /** Client script: registers the view with `LGM.view(id, { show: async () => … })`. */
   script: string;
+  /** The view's own style rules, served in `/inspector/app.css`. */
+  css?: string;
 }
 
 /** The views, in nav order. */
 export const INSPECTOR_VIEWS: readonly InspectorView[] = [
   { id: "memories", label: "Memories", html: MEMORIES_HTML, script: MEMORIES_JS },
   { id: "episodes", label: "Episodes", html: EPISODES_HTML, script: EPISODES_JS },
+  PROCEDURES_VIEW,
 ];
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
@@ -33,6 +35,11 @@ const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<":
 /** The script served as `/inspector/app.js`: the core, every view's script, then the start. */
 export function appScript(views: readonly InspectorView[] = INSPECTOR_VIEWS): string {
   return `(function () {\n${CORE_JS}\n${views.map((v) => v.script).join("\n")}\n${START_JS}\n})();\n`;
+}
+
+/** The stylesheet served as `/inspector/app.css`: the page's, then every view's. */
+export function appStyle(views: readonly InspectorView[] = INSPECTOR_VIEWS): string {
+  return [APP_CSS, ...views.map((v) => v.css ?? "")].join("\n");
 }
 
 const DIALOG = `<dialog id="confirm-dialog" aria-labelledby="confirm-title" aria-describedby="confirm-message">

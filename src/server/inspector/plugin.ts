@@ -1,9 +1,13 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { InvalidArgumentError, InvalidNamespaceError, MemoryError } from "../../errors.js";
+import { LOOPBACK_HOSTS } from "../host-guard.js";
+import { pageCsp } from "../security-headers.js";
 import { InspectorApi, namespaceParam } from "./api.js";
+import { installInspectorGuard } from "./guard.js";
 import { FILTER_FIELDS, MEMORY_SORTS, oneOf, pageParams } from "./listing.js";
-import { APP_CSS, appScript, renderPage } from "./page.js";
+import { appScript, appStyle, renderPage } from "./page.js";
+import { registerProcedureRoutes } from "./procedures-api.js";
 
 /** Options for {@link inspectorPlugin}. */
 export interface InspectorOptions {
@@ -25,6 +29,12 @@ export interface InspectorOptions {
    * @default "episodes"
    */
   episodesLabel?: string;
+  /**
+   * `Host` names the inspector answers when it runs on its own (not behind
+   * a memory server, whose `allowedHosts` applies then): the DNS-rebinding guard.
+   * @default ["127.0.0.1", "localhost", "[::1]"]
+   */
+  allowedHosts?: string[];
 }
 
 function sendError(reply: FastifyReply, err: unknown): FastifyReply {
@@ -54,36 +64,35 @@ export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app,
   const api = new InspectorApi(options.store, { usersLabel: options.usersLabel ?? "users", episodesLabel: options.episodesLabel ?? "episodes" });
   const title = options.title ?? "langgraph-memory";
   const script = appScript();
+  const style = appStyle();
 
   // The page, script and style carry no data (public, so a browser can open
   // them); the script loads everything through the JSON routes below, which
-  // sit behind the server's auth hook and are for services (an API key) or
-  // an open loopback server, never for end users, who would see everyone's memories.
-  app.get("/", { config: { public: true } }, async (_req, reply) => {
-    return reply.type("text/html; charset=utf-8").header("cache-control", "no-store").send(renderPage({ title }));
+  // are for services (an API key) or an open loopback server, never for end
+  // users, who would see everyone's memories. Each route declares its rule;
+  // the guard checks the rule of the route Fastify matched.
+  installInspectorGuard(app, options.allowedHosts ?? LOOPBACK_HOSTS);
+  const service = { access: "service" } as const;
+  const pub = { config: { access: "public" } } as const;
+  const html = renderPage({ title });
+  const csp = pageCsp(html); // no inline script or style: script-src 'self', style-src 'self'
+  app.get("/", pub, async (_req, reply) => {
+    return reply.type("text/html; charset=utf-8").header("content-security-policy", csp).header("cache-control", "no-store").send(html);
   });
-  app.get("/inspector/app.js", { config: { public: true } }, async (_req, reply) => {
-    return reply.type("text/javascript; charset=utf-8").header("x-content-type-options", "nosniff").header("cache-control", "no-cache").send(script);
+  app.get("/inspector/app.js", pub, async (_req, reply) => {
+    return reply.type("text/javascript; charset=utf-8").header("cache-control", "no-cache").send(script);
   });
-  app.get("/inspector/app.css", { config: { public: true } }, async (_req, reply) => {
-    return reply.type("text/css; charset=utf-8").header("x-content-type-options", "nosniff").header("cache-control", "no-cache").send(APP_CSS);
+  app.get("/inspector/app.css", pub, async (_req, reply) => {
+    return reply.type("text/css; charset=utf-8").header("cache-control", "no-cache").send(style);
   });
-  app.addHook("preHandler", async (req, reply) => {
-    if (!req.url.startsWith("/inspector/api/")) return;
-    const scope = (req as { memoryScope?: { kind?: string } | null }).memoryScope;
-    if (scope && scope.kind === "user") {
-      return reply.code(403).send({ error: "ForbiddenError", message: "the inspector is for services (an API key), not for end users" });
-    }
-  });
-
   // Memories are private: no browser or proxy keeps a copy of an API answer.
   app.addHook("onSend", async (req, reply) => {
     if (req.routeOptions.url?.startsWith("/inspector/api/")) reply.header("cache-control", "no-store");
   });
 
-  app.get("/inspector/api/info", async () => ({ title, keepsHistory: api.keepsHistory, usersLabel: options.usersLabel ?? "users", episodesLabel: options.episodesLabel ?? "episodes" }));
+  app.get("/inspector/api/info", { config: service }, async () => ({ title, keepsHistory: api.keepsHistory, usersLabel: options.usersLabel ?? "users", episodesLabel: options.episodesLabel ?? "episodes" }));
 
-  app.get("/inspector/api/namespaces", async (_req, reply) => {
+  app.get("/inspector/api/namespaces", { config: service }, async (_req, reply) => {
     try {
       return { namespaces: await api.namespaces() };
     } catch (err) {
@@ -91,7 +100,7 @@ export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app,
     }
   });
 
-  app.get<{ Querystring: Query }>("/inspector/api/memories", async (req, reply) => {
+  app.get<{ Querystring: Query }>("/inspector/api/memories", { config: service }, async (req, reply) => {
     try {
       const q = req.query;
       const ns = namespaceParam(q.namespace ?? "");
@@ -104,7 +113,7 @@ export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app,
     }
   });
 
-  app.get<{ Querystring: Query }>("/inspector/api/memory", async (req, reply) => {
+  app.get<{ Querystring: Query }>("/inspector/api/memory", { config: service }, async (req, reply) => {
     try {
       return await api.memory(namespaceParam(req.query.namespace ?? ""), req.query.key);
     } catch (err) {
@@ -112,7 +121,7 @@ export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app,
     }
   });
 
-  app.delete<{ Body: { namespace?: unknown; key?: unknown } }>("/inspector/api/memories", async (req, reply) => {
+  app.delete<{ Body: { namespace?: unknown; key?: unknown } }>("/inspector/api/memories", { config: service }, async (req, reply) => {
     try {
       const ns = namespaceParam(req.body?.namespace);
       const key = req.body?.key;
@@ -123,7 +132,7 @@ export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app,
     }
   });
 
-  app.post<{ Body: { namespace?: unknown; key?: unknown; version?: unknown } }>("/inspector/api/restore", async (req, reply) => {
+  app.post<{ Body: { namespace?: unknown; key?: unknown; version?: unknown } }>("/inspector/api/restore", { config: service }, async (req, reply) => {
     try {
       return await api.restore(namespaceParam(req.body?.namespace), req.body?.key, req.body?.version);
     } catch (err) {
@@ -131,7 +140,9 @@ export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app,
     }
   });
 
-  app.post<{ Body: { namespace?: unknown; confirm?: unknown } }>("/inspector/api/forget", async (req, reply) => {
+  registerProcedureRoutes(app, options.store, sendError);
+
+  app.post<{ Body: { namespace?: unknown; confirm?: unknown } }>("/inspector/api/forget", { config: service }, async (req, reply) => {
     try {
       const ns = namespaceParam(req.body?.namespace);
       const person = api.personOf(ns);
@@ -145,7 +156,7 @@ export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app,
     }
   });
 
-  app.get<{ Querystring: Query }>("/inspector/api/threads", async (req, reply) => {
+  app.get<{ Querystring: Query }>("/inspector/api/threads", { config: service }, async (req, reply) => {
     try {
       const ns = namespaceParam(req.query.namespace ?? "");
       return await api.threads(ns, { ...pageParams(req.query, { limit: 50 }), filter: req.query.filter });
@@ -154,7 +165,7 @@ export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app,
     }
   });
 
-  app.get<{ Querystring: Query }>("/inspector/api/thread", async (req, reply) => {
+  app.get<{ Querystring: Query }>("/inspector/api/thread", { config: service }, async (req, reply) => {
     try {
       const ns = namespaceParam(req.query.namespace ?? "");
       return await api.thread(ns, req.query.thread, pageParams(req.query, { limit: 200 }));

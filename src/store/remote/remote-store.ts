@@ -2,6 +2,7 @@ import type { Operation, OperationResults } from "@langchain/langgraph-checkpoin
 import { InvalidArgumentError, RemoteStoreError } from "../../errors.js";
 import { MemoryStoreBase } from "../memory-store-base.js";
 import { validateValue } from "../validate-value.js";
+import { checkBatchAnswer } from "./answer.js";
 import { errorFromWire, itemFromWire, operationKind, operationToWire, type WireItem, type WireResult } from "./wire.js";
 
 /** Options for {@link RemoteStore}. */
@@ -49,9 +50,14 @@ export interface RemoteStoreOptions {
  * so a get or search after a put in the same batch sees the put.
  *
  * **Errors.** The server's named errors (`InvalidNamespaceError`,
- * `StoreLockedError`, …) are rebuilt here as the same classes; anything else,
- * and an unreachable server, is a `RemoteStoreError` with the HTTP status
- * (0 when unreachable). Requests are not retried.
+ * `StoreLockedError`, …) are rebuilt here as the same classes. Everything
+ * else is a `RemoteStoreError` with the HTTP status (0 when no answer came),
+ * the underlying failure as `cause`, and `mayHaveApplied`: an unreachable
+ * server (nothing sent) is `false`; a timeout, a connection lost mid-answer
+ * or a malformed answer to a batch with writes is `true` ("the writes may
+ * have been applied"). Answers are checked against the shapes they must
+ * have (items with valid timestamps), so a bad server is never trusted.
+ * Requests are not retried.
  *
  * **Per-call options.** A put's `ttl` and a get's or search's `refreshTtl`
  * travel to the server (`ttl`, `refresh_ttl`), which hands them to its
@@ -89,11 +95,9 @@ export class RemoteStore extends MemoryStoreBase {
       if (kind === "put" && value !== null) validateValue(value, `operation ${i} (put)`);
       return kind;
     });
-    const body = await this.request("/store/batch", { operations: operations.map(operationToWire) });
-    const results = (body as { results: WireResult[] }).results;
-    if (!Array.isArray(results) || results.length !== operations.length) {
-      throw new RemoteStoreError(`memory server answered ${results?.length} results for ${operations.length} operations`, 200);
-    }
+    const writes = kinds.includes("put");
+    const { body, status } = await this.request("/store/batch", { operations: operations.map(operationToWire) }, writes);
+    const results = checkBatchAnswer(body, kinds, { url: this.url, status, writes }) as WireResult[];
     return results.map((r, i) => {
       switch (kinds[i]) {
         case "get":
@@ -118,7 +122,16 @@ export class RemoteStore extends MemoryStoreBase {
     }
   }
 
-  private async request(path: string, payload: unknown): Promise<unknown> {
+  /**
+   * One POST. Every failure is a `RemoteStoreError` with its `cause`; it says
+   * whether a batch with writes may have been applied (it reached the
+   * server, but no complete answer came back) or surely was not.
+   */
+  private async request(path: string, payload: unknown, writes: boolean): Promise<{ body: unknown; status: number }> {
+    const where = `memory server at ${this.url}`;
+    const maybe = writes ? "; the writes of this batch may have been applied" : "";
+    const fail = (message: string, status: number, cause: unknown, mayHaveApplied: boolean) =>
+      new RemoteStoreError(message, status, undefined, { cause, mayHaveApplied });
     let res: Response;
     try {
       res = await this.fetchImpl(`${this.url}${path}`, {
@@ -128,16 +141,51 @@ export class RemoteStore extends MemoryStoreBase {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (e) {
-      throw new RemoteStoreError(`memory server at ${this.url} could not be reached: ${(e as Error).message}`, 0);
+      if (isTimeout(e)) throw fail(`${where} timed out after ${this.timeoutMs} ms with no answer${maybe}`, 0, e, writes);
+      if (neverConnected(e)) throw fail(`${where} could not be reached (${describe(e)}); nothing was sent`, 0, e, false);
+      throw fail(`${where} closed the connection before answering (${describe(e)})${maybe}`, 0, e, writes);
     }
-    const text = await res.text();
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (e) {
+      const done = res.ok ? `; it had answered ${res.status}, so the batch was applied` : maybe;
+      const how = isTimeout(e) ? `timed out after ${this.timeoutMs} ms while sending its answer` : `broke off its answer (${describe(e)})`;
+      throw fail(`${where} ${how}${done}`, res.status, e, writes);
+    }
     let body: unknown;
     try {
       body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = { message: text };
+    } catch (e) {
+      if (res.ok) throw fail(`${where} answered ${res.status} with a body that is not JSON (${JSON.stringify(text.slice(0, 80))})${maybe}`, res.status, e, writes);
+      body = { message: text.slice(0, 500) };
     }
     if (!res.ok) throw errorFromWire(res.status, body);
-    return body;
+    return { body, status: res.status };
   }
+}
+
+const isTimeout = (e: unknown) => (e as Error)?.name === "TimeoutError" || (e as Error)?.name === "AbortError";
+
+/** The codes of failures that happen before a connection exists (so nothing reached the server). */
+const NEVER_CONNECTED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL", "ERR_INVALID_URL"]);
+
+function neverConnected(e: unknown): boolean {
+  for (let c: unknown = e, i = 0; c && i < 5; c = (c as { cause?: unknown }).cause, i++) {
+    const code = (c as { code?: unknown }).code;
+    if (typeof code === "string" && NEVER_CONNECTED.has(code)) return true;
+    const errors = (c as { errors?: unknown[] }).errors; // AggregateError of a dual-stack connect
+    if (Array.isArray(errors) && errors.length > 0 && errors.every((x) => NEVER_CONNECTED.has(String((x as { code?: unknown }).code)))) return true;
+  }
+  return false;
+}
+
+function describe(e: unknown): string {
+  const parts: string[] = [];
+  for (let c: unknown = e, i = 0; c && i < 4; c = (c as { cause?: unknown }).cause, i++) {
+    const err = c as { message?: string; code?: string };
+    const text = [err.code, err.message].filter(Boolean).join(" ");
+    if (text && !parts.includes(text)) parts.push(text);
+  }
+  return parts.join(": ") || String(e);
 }

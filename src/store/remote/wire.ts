@@ -161,6 +161,10 @@ const STATUS: Record<string, number> = {
   EncryptionError: 503,
   EmbedderRequiredError: 409,
   RedactionError: 500,
+  HostNotAllowedError: 421,
+  AccessRuleMissingError: 403,
+  JsonTooDeepError: 400,
+  ResponseTooLargeError: 413,
 };
 
 /** The status and body a server sends for `error`. */
@@ -216,6 +220,14 @@ export function errorFromWire(status: number, body: unknown): Error {
       return new errors.CorruptStoreError(message, String(d.file ?? ""));
     case "IncompatibleStoreError":
       return new errors.IncompatibleStoreError(message);
+    case "HostNotAllowedError":
+      return new errors.HostNotAllowedError(message);
+    case "AccessRuleMissingError":
+      return new errors.AccessRuleMissingError(message);
+    case "JsonTooDeepError":
+      return new errors.JsonTooDeepError(message);
+    case "ResponseTooLargeError":
+      return new errors.ResponseTooLargeError(message);
     default:
       return new errors.RemoteStoreError(`memory server answered ${status}${name ? ` ${name}` : ""}: ${message}`, status, name);
   }

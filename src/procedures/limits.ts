@@ -1,0 +1,78 @@
+import { InvalidArgumentError, ProcedureChangeRejectedError } from "../errors.js";
+import { looksSecret } from "../extract/parse.js";
+import { lineDiff, type LineDiff } from "./diff.js";
+
+/** Bounds on one change of learned instructions. */
+export interface ProcedureLimits {
+  /**
+   * Longest instructions, in characters.
+   * @default 4000
+   */
+  maxChars?: number;
+  /**
+   * Most lines one change may add plus remove (a rewrite of everything
+   * counts every line twice). Larger changes are refused.
+   * @default 20
+   */
+  maxChangedLines?: number;
+}
+
+/** The defaults of {@link ProcedureLimits}. */
+export const DEFAULT_PROCEDURE_LIMITS: Required<ProcedureLimits> = { maxChars: 4000, maxChangedLines: 20 };
+
+/**
+ * Text that has no place in an agent's instructions, whatever the feedback
+ * said: attempts to override the rules around it ("ignore your
+ * instructions"), to unlock hidden behaviour, or to leak the prompt.
+ */
+export const UNSAFE_INSTRUCTION_PATTERNS: readonly RegExp[] = [
+  /(?<!\b(never|not|don't|do not|no)\s+)\b(ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}\b(instructions?|rules?|prompts?|guidelines?|polic(y|ies)|guardrails?)\b/i,
+  /(?<!\b(never|not|don't|do not|no)\s+)\b(reveal|print|show|repeat|leak)\b[^.\n]{0,30}\b(system prompt|instructions|secrets?|api keys?|passwords?)\b/i,
+  /\b(developer|god|jailbreak|dan) mode\b/i,
+  /\bno (restrictions|limits|rules)\b/i,
+];
+
+/** Resolves and validates limits; throws InvalidArgumentError naming a bad one. */
+export function resolveLimits(limits: ProcedureLimits | undefined): Required<ProcedureLimits> {
+  const out = { ...DEFAULT_PROCEDURE_LIMITS };
+  for (const k of ["maxChars", "maxChangedLines"] as const) {
+    const v = limits?.[k];
+    if (v === undefined) continue;
+    if (typeof v !== "number" || !(v >= 1) || (!Number.isInteger(v) && v !== Infinity)) {
+      throw new InvalidArgumentError(`procedure limit ${k} must be an integer ≥ 1 (or Infinity), got ${JSON.stringify(v)}`);
+    }
+    out[k] = v;
+  }
+  return out;
+}
+
+/** Why text looks unsafe as instructions, or undefined. */
+export function unsafeInstructionReason(text: string): string | undefined {
+  for (const p of UNSAFE_INSTRUCTION_PATTERNS) {
+    const m = p.exec(text);
+    if (m) return `it contains ${JSON.stringify(m[0])}, which tries to override or leak instructions`;
+  }
+  if (looksSecret(text)) return "it looks like it contains a secret (a key, password, card or account number)";
+  return undefined;
+}
+
+/**
+ * Checks one change against the limits and returns its diff; throws
+ * {@link ProcedureChangeRejectedError} (and nothing is written) when the new
+ * text is empty or too long, or the change too large.
+ */
+export function checkChange(before: string, after: string, limits: Required<ProcedureLimits>): LineDiff {
+  if (typeof after !== "string" || after.trim() === "") throw new ProcedureChangeRejectedError("the new instructions are empty", "empty");
+  if (after.length > limits.maxChars) {
+    throw new ProcedureChangeRejectedError(`the new instructions are ${after.length} characters, over maxChars (${limits.maxChars})`, "too_long");
+  }
+  const diff = lineDiff(before, after);
+  const changed = diff.added + diff.removed;
+  if (changed > limits.maxChangedLines) {
+    throw new ProcedureChangeRejectedError(
+      `the change adds ${diff.added} and removes ${diff.removed} lines (${changed}), over maxChangedLines (${limits.maxChangedLines})`,
+      "diff_too_large",
+    );
+  }
+  return diff;
+}

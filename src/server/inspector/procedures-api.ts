@@ -1,0 +1,90 @@
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { InvalidArgumentError, ProcedureChangeRejectedError } from "../../errors.js";
+import { runAsActor } from "../../privacy/actor.js";
+import { lineDiff } from "../../procedures/diff.js";
+import { procedureHistory, restoreProcedure } from "../../procedures/history.js";
+import { listProcedureAgents } from "../../procedures/list.js";
+import type { ProcedureScope } from "../../procedures/types.js";
+
+type SendError = (reply: FastifyReply, err: unknown) => FastifyReply;
+
+interface ScopeQuery {
+  agent?: string;
+  user?: string;
+  name?: string;
+}
+
+function scopeOf(agent: unknown, user: unknown, name: unknown): ProcedureScope {
+  if (typeof agent !== "string" || agent === "") throw new InvalidArgumentError("agent must be a non-empty string");
+  if (user !== undefined && user !== null && (typeof user !== "string" || user === "")) throw new InvalidArgumentError("user must be a non-empty string when given");
+  if (name !== undefined && name !== null && typeof name !== "string") throw new InvalidArgumentError("name must be a string when given");
+  return { agentId: agent, ...(typeof user === "string" ? { userId: user } : {}), ...(typeof name === "string" && name !== "" ? { name } : {}) };
+}
+
+function versionOf(raw: unknown, what: string): number {
+  const n = typeof raw === "string" ? Number(raw) : raw;
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`${what} must be a positive integer, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+/**
+ * The inspector's JSON routes for procedural memory, registered on the
+ * inspector plugin's instance after its auth hook, like its other
+ * `/inspector/api/` routes (services and admins only, never end users):
+ * - `GET  /inspector/api/procedures`: agents with learned instructions;
+ * - `GET  /inspector/api/procedures/history?agent=&user=&name=`: every version, newest first;
+ * - `GET  /inspector/api/procedures/diff?agent=&user=&from=&to=`: the line diff of two versions (`to` defaults to the current one);
+ * - `POST /inspector/api/procedures/restore` `{ agent, user?, name?, version, reason? }`: put a version back, as a new one.
+ */
+const service = { access: "service" } as const;
+
+export function registerProcedureRoutes(app: FastifyInstance, store: BaseStore, send: SendError): void {
+  // A refused change is a conflict with the rules, not a server fault.
+  const sendError: SendError = (reply, err) =>
+    err instanceof ProcedureChangeRejectedError ? reply.code(409).send({ error: err.name, reason: err.reason, message: err.message }) : send(reply, err);
+  app.get("/inspector/api/procedures", { config: service }, async (_req, reply) => {
+    try {
+      return { agents: await listProcedureAgents(store) };
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
+  app.get<{ Querystring: ScopeQuery }>("/inspector/api/procedures/history", { config: service }, async (req, reply) => {
+    try {
+      const scope = scopeOf(req.query.agent, req.query.user, req.query.name);
+      return { scope, history: await procedureHistory(store, scope) };
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
+  app.get<{ Querystring: ScopeQuery & { from?: string; to?: string } }>("/inspector/api/procedures/diff", { config: service }, async (req, reply) => {
+    try {
+      const scope = scopeOf(req.query.agent, req.query.user, req.query.name);
+      const from = versionOf(req.query.from, "from");
+      const history = await procedureHistory(store, scope);
+      const to = req.query.to === undefined ? history[0]?.version : versionOf(req.query.to, "to");
+      const a = history.find((r) => r.version === from);
+      const b = history.find((r) => r.version === to);
+      if (!a || !b) throw new InvalidArgumentError(`no version ${!a ? from : to} of these instructions (versions: ${history.map((r) => r.version).join(", ") || "none"})`);
+      return { from: a.version, to: b.version, ...lineDiff(a.instructions, b.instructions) };
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
+  app.post<{ Body: { agent?: unknown; user?: unknown; name?: unknown; version?: unknown; reason?: unknown } }>("/inspector/api/procedures/restore", { config: service }, async (req, reply) => {
+    try {
+      const body = req.body ?? {};
+      const scope = scopeOf(body.agent, body.user, body.name);
+      const version = versionOf(body.version, "version");
+      if (body.reason !== undefined && typeof body.reason !== "string") throw new InvalidArgumentError("reason must be a string when given");
+      const change = await runAsActor({ source: "inspector" }, () => restoreProcedure(store, scope, version, typeof body.reason === "string" && body.reason ? { reason: body.reason } : {}));
+      return { record: change.record, changed: change.changed, diff: change.diff };
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+}

@@ -1,0 +1,74 @@
+/**
+ * The inspector's Procedures panel in a real headless Chromium (Debian's
+ * chromium via playwright-core) on a real HNSWStore (FakeEmbeddings, a TEST
+ * DOUBLE embedder: nothing here searches by meaning): pick an agent, read
+ * its history, diff and restore a version, and check the store.
+ */
+import fs from "node:fs";
+import Fastify, { type FastifyInstance } from "fastify";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
+import { inspectorPlugin } from "../../src/server/inspector/plugin.js";
+import { getProcedure, setProcedure } from "../../src/procedures/store.js";
+import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
+import { tempDir } from "../helpers/temp-dir.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const hasChromium = fs.existsSync(CHROMIUM);
+
+describe.skipIf(!hasChromium)("inspector Procedures panel in headless Chromium", () => {
+  let tmp: { dir: string; cleanup: () => void };
+  let store: HNSWStore;
+  let app: FastifyInstance;
+  let browser: Browser;
+  let page: Page;
+  let url: string;
+
+  beforeAll(async () => {
+    tmp = tempDir("procedures-panel-");
+    store = new HNSWStore({ path: tmp.dir, index: { dims: 16, embeddings: new FakeEmbeddings({ dims: 16 }) } });
+    await setProcedure(store, { agentId: "bot" }, { instructions: "Be brief.", reason: "launch" });
+    await setProcedure(store, { agentId: "bot" }, { instructions: "Be brief.\n<img src=x onerror=alert(1)> Shout.", reason: "planted", source: "optimizer:metaprompt" });
+    await setProcedure(store, { agentId: "bot", userId: "amy" }, { instructions: "Answer in French.", reason: "Amy asked" });
+    app = Fastify();
+    await app.register(inspectorPlugin, { store });
+    url = await app.listen({ host: "127.0.0.1", port: 0 });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    });
+    page = await browser.newPage();
+    page.setDefaultTimeout(60_000);
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await store?.close();
+    tmp?.cleanup();
+  });
+
+  it("shows an agent's versions as text, diffs one and restores it after the in-page confirmation", async () => {
+    await page.goto(url + "/");
+    await page.click('nav button[data-view="procedures"]');
+    await page.locator("#proc-agents button", { hasText: "bot (agent)" }).click();
+    await expect.poll(() => page.locator("#proc-rows tr").count()).toBe(2);
+    expect(await page.locator("#proc-current").textContent()).toBe("Be brief.\n<img src=x onerror=alert(1)> Shout.");
+    expect(await page.locator("#proc-current img").count()).toBe(0); // text, never markup
+    await page.locator('#proc-rows tr[data-version="1"] button', { hasText: "Diff" }).click();
+    await expect.poll(() => page.locator("#proc-diff .add").textContent()).toContain("Shout.");
+    const restore = page.locator('#proc-rows tr[data-version="1"] button', { hasText: "Restore" });
+    await restore.click();
+    await expect.poll(() => page.locator("#confirm-title").textContent()).toBe("Restore version 1?");
+    await page.click("#confirm-cancel");
+    await expect.poll(() => page.locator("#proc-status").textContent()).toBe("not restored");
+    expect(await getProcedure(store, { agentId: "bot" })).toMatchObject({ version: 2 });
+    await restore.click();
+    await page.click("#confirm-ok");
+    await expect.poll(() => page.locator("#proc-status").textContent()).toBe("restored version 1 as version 3");
+    expect(await getProcedure(store, { agentId: "bot" })).toMatchObject({ version: 3, instructions: "Be brief.", source: "restore" });
+    await page.locator("#proc-agents button", { hasText: "bot · amy" }).click();
+    await expect.poll(() => page.locator("#proc-current").textContent()).toBe("Answer in French.");
+  });
+});

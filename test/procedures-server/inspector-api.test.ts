@@ -1,0 +1,61 @@
+/**
+ * The inspector's procedure routes over real HTTP on 127.0.0.1: the memory
+ * server (API key + a TEST bearer auth for end users) with the inspector
+ * plugin, on a real HNSWStore (FakeEmbeddings, a TEST DOUBLE embedder).
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { inspectorPlugin } from "../../src/server/inspector/plugin.js";
+import { getProcedure, setProcedure } from "../../src/procedures/store.js";
+import { API_KEY, asUser, call, startTestServer, type TestServer } from "../server/support.js";
+
+const key = { "x-api-key": API_KEY };
+let server: TestServer;
+beforeEach(async () => {
+  server = await startTestServer({ server: { plugins: [async (app) => app.register(inspectorPlugin, { store: app.memoryStore })] } });
+  await setProcedure(server.store, { agentId: "bot" }, { instructions: "Be brief.", reason: "launch" });
+  await setProcedure(server.store, { agentId: "bot" }, { instructions: "Be brief.\nShout.", reason: "bad", source: "optimizer:gradient" });
+  await setProcedure(server.store, { agentId: "bot", userId: "amy" }, { instructions: "Answer in French.", reason: "Amy asked" });
+});
+afterEach(async () => {
+  await server.close();
+});
+
+describe("inspector procedure routes", () => {
+  it("lists agents, shows history and a diff, and restores a version (services only)", async () => {
+    const list = await call(server.url, "GET", "/inspector/api/procedures", undefined, key);
+    expect(list.status).toBe(200);
+    expect(list.body).toEqual({ agents: [{ agentId: "bot", agentWide: true, users: ["amy"] }] });
+
+    const history = await call(server.url, "GET", "/inspector/api/procedures/history?agent=bot", undefined, key);
+    expect((history.body as { history: { version: number; source: string }[] }).history.map((r) => [r.version, r.source])).toEqual([
+      [2, "optimizer:gradient"],
+      [1, "api"],
+    ]);
+    const diff = await call(server.url, "GET", "/inspector/api/procedures/diff?agent=bot&from=1", undefined, key);
+    expect(diff.body).toMatchObject({ from: 1, to: 2, added: 1, removed: 0, text: "  Be brief.\n+ Shout." });
+
+    const restored = await call(server.url, "POST", "/inspector/api/procedures/restore", { agent: "bot", version: 1, reason: "no shouting" }, key);
+    expect(restored.status).toBe(200);
+    expect(restored.body).toMatchObject({ record: { version: 3, source: "restore", restoredFrom: 1, reason: "no shouting" }, changed: true });
+    expect((await getProcedure(server.store, { agentId: "bot" }))?.instructions).toBe("Be brief.");
+
+    const amy = await call(server.url, "GET", "/inspector/api/procedures/history?agent=bot&user=amy", undefined, key);
+    expect((amy.body as { history: { instructions: string }[] }).history[0].instructions).toBe("Answer in French.");
+  });
+
+  it("refuses end users and anonymous callers, and bad input with 400, changing nothing", async () => {
+    for (const [method, path, body] of [
+      ["GET", "/inspector/api/procedures", undefined],
+      ["GET", "/inspector/api/procedures/history?agent=bot", undefined],
+      ["POST", "/inspector/api/procedures/restore", { agent: "bot", version: 1 }],
+    ] as const) {
+      expect((await call(server.url, method, path, body)).status).toBe(401);
+      expect((await call(server.url, method, path, body, asUser("amy"))).status).toBe(403);
+    }
+    expect((await call(server.url, "POST", "/inspector/api/procedures/restore", { agent: "bot", version: 9 }, key)).status).toBe(400);
+    expect((await call(server.url, "POST", "/inspector/api/procedures/restore", { agent: "bot", version: "1; drop" }, key)).status).toBe(400);
+    expect((await call(server.url, "POST", "/inspector/api/procedures/restore", { version: 1 }, key)).status).toBe(400);
+    expect((await call(server.url, "GET", "/inspector/api/procedures/diff?agent=bot&from=0", undefined, key)).status).toBe(400);
+    expect((await getProcedure(server.store, { agentId: "bot" }))?.version).toBe(2);
+  });
+});
