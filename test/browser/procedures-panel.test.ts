@@ -5,6 +5,7 @@
  * its history, diff and restore a version, and check the store.
  */
 import fs from "node:fs";
+import path from "node:path";
 import Fastify, { type FastifyInstance } from "fastify";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,6 +59,7 @@ describe.skipIf(!hasChromium)("inspector Procedures panel in headless Chromium",
     expect(await page.locator("#proc-current img").count()).toBe(0); // text, never markup
     await page.locator('#proc-rows tr[data-version="1"] button', { hasText: "Diff" }).click();
     await expect.poll(() => page.locator("#proc-diff .add").textContent()).toContain("Shout.");
+    await page.screenshot({ path: path.join(import.meta.dirname, "../../docs/inspector-procedures.png") });
     const restore = page.locator('#proc-rows tr[data-version="1"] button', { hasText: "Restore" });
     await restore.click();
     await expect.poll(() => page.locator("#confirm-title").textContent()).toBe("Restore version 1?");
