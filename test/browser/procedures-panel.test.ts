@@ -5,6 +5,7 @@
  * its history, diff and restore a version, and check the store.
  */
 import fs from "node:fs";
+import path from "node:path";
 import Fastify, { type FastifyInstance } from "fastify";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,22 +50,25 @@ describe.skipIf(!hasChromium)("inspector Procedures panel in headless Chromium",
     tmp?.cleanup();
   });
 
-  it("shows an agent's versions as text, diffs one and restores it", async () => {
-    const dialogs: string[] = [];
-    page.on("dialog", (d) => {
-      dialogs.push(d.message());
-      void d.accept();
-    });
+  it("shows an agent's versions as text, diffs one and restores it after the in-page confirmation", async () => {
     await page.goto(url + "/");
+    await page.click('nav button[data-view="procedures"]');
     await page.locator("#proc-agents button", { hasText: "bot (agent)" }).click();
     await expect.poll(() => page.locator("#proc-rows tr").count()).toBe(2);
     expect(await page.locator("#proc-current").textContent()).toBe("Be brief.\n<img src=x onerror=alert(1)> Shout.");
     expect(await page.locator("#proc-current img").count()).toBe(0); // text, never markup
     await page.locator('#proc-rows tr[data-version="1"] button', { hasText: "Diff" }).click();
     await expect.poll(() => page.locator("#proc-diff .add").textContent()).toContain("Shout.");
-    await page.locator('#proc-rows tr[data-version="1"] button', { hasText: "Restore" }).click();
+    await page.screenshot({ path: path.join(import.meta.dirname, "../../docs/inspector-procedures.png") });
+    const restore = page.locator('#proc-rows tr[data-version="1"] button', { hasText: "Restore" });
+    await restore.click();
+    await expect.poll(() => page.locator("#confirm-title").textContent()).toBe("Restore version 1?");
+    await page.click("#confirm-cancel");
+    await expect.poll(() => page.locator("#proc-status").textContent()).toBe("not restored");
+    expect(await getProcedure(store, { agentId: "bot" })).toMatchObject({ version: 2 });
+    await restore.click();
+    await page.click("#confirm-ok");
     await expect.poll(() => page.locator("#proc-status").textContent()).toBe("restored version 1 as version 3");
-    expect(dialogs).toEqual(["Restore version 1? It becomes a new version; nothing is lost."]);
     expect(await getProcedure(store, { agentId: "bot" })).toMatchObject({ version: 3, instructions: "Be brief.", source: "restore" });
     await page.locator("#proc-agents button", { hasText: "bot · amy" }).click();
     await expect.poll(() => page.locator("#proc-current").textContent()).toBe("Answer in French.");

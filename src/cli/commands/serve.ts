@@ -10,7 +10,7 @@ const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
  * `serve`: the memory server (LangGraph's store API, the /v1 memory
  * endpoints, `/store/batch` for `RemoteStore`) and the web inspector at `/`,
  * over one store directory. With `--api-key` (or `$LANGGRAPH_MEMORY_API_KEY`)
- * callers send it as `x-api-key` (open the inspector as `/#key=<key>`);
+ * callers send it as `x-api-key` (the inspector asks for it in its key field);
  * `--auth MODULE` adds an `authenticate(request) → { identity } | null` hook
  * for end users. Without either, only loopback addresses are allowed and
  * every loopback caller has full access. A new or empty directory becomes
@@ -62,7 +62,7 @@ export function registerServeCommand(program: Command): void {
       stopOnSignals(server.close);
       const url = server.url.replace("[::1]", "localhost");
       if (g.json) process.stdout.write(JSON.stringify({ url }) + "\n");
-      else process.stdout.write(`listening on ${url}\ninspector at ${url}/${apiKey ? "#key=<your key>" : ""} (Ctrl-C to stop)\n`);
+      else process.stdout.write(`listening on ${url}\ninspector at ${url}/${apiKey ? " (enter the API key in its key field)" : ""} (Ctrl-C to stop)\n`);
     });
 }
 

@@ -1,7 +1,12 @@
-import type { BaseStore, Item, SearchItem } from "@langchain/langgraph-checkpoint";
-import { CURSOR_NAMESPACE_ROOT } from "../../extract/cursor.js";
+import type { BaseStore, Item, PutOperation } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../../errors.js";
-import { hasPrefix, namespaceKey, validateNamespace } from "../../store/namespace.js";
+import { historyNamespace, versionPut, type MemoryVersion } from "../../privacy/history.js";
+import { ProtectedStore } from "../../privacy/protected-store.js";
+import { erasePerson } from "../../privacy/retention.js";
+import { HIDDEN_NAMESPACE_ROOTS } from "../../store/hidden-namespaces.js";
+import { namespaceKey, validateNamespace } from "../../store/namespace.js";
+import { listThreads, threadTurns } from "./episodes-api.js";
+import { matches, peekItem, peekSearch, scanPrefix, sortItems, textOf, type FilterField, type MemorySort, type PageRequest } from "./listing.js";
 
 /** What the inspector shows for one memory. */
 export interface InspectorMemory {
@@ -13,17 +18,38 @@ export interface InspectorMemory {
   updatedAt: string;
   /** Milliseconds until the memory expires; null = never; undefined = unknown to this store. */
   ttlLeftMs?: number | null;
+  /** ISO time the memory expires; null = never; undefined = unknown to this store. */
+  expiresAt?: string | null;
   /** Who wrote it: "extractor", "tool", or what the value says. */
   source: string;
   /** Relevance to the search query (cosine similarity when the store has vectors). */
   score?: number;
 }
 
+/** One page of memories and the honest size of the whole list. */
+export interface MemoryPage {
+  memories: InspectorMemory[];
+  /** Memories in the whole list (after the filter); a lower bound when `complete` is false. */
+  total: number;
+  offset: number;
+  limit: number;
+  sort: MemorySort;
+  /** False when the list was longer than the inspector scans (`SCAN_CAP`): `total` is then a lower bound. */
+  complete: boolean;
+}
+
+/** What a namespace holds, for the sidebar: memories, or conversation turns (episodes). */
+export interface InspectorNamespace {
+  namespace: string[];
+  /** Items in this namespace itself (not in namespaces below it). */
+  items: number;
+  kind: "memories" | "episodes";
+}
+
 /** Optional store methods the inspector uses when present (HNSWStore has them). */
 interface RichStore {
   count?(prefix: string[]): Promise<number>;
   expiryOf?(namespace: string[], key: string): Promise<Date | null | undefined>;
-  deleteNamespace?(prefix: string[]): Promise<number>;
 }
 
 /** Parses a namespace given to the API: a JSON array or a dotted string. */
@@ -42,47 +68,114 @@ function safeJson(s: string): unknown {
   }
 }
 
-const textOf = (v: Record<string, unknown>) => (typeof v.text === "string" ? v.text : typeof v.content === "string" ? v.content : JSON.stringify(v));
+/** Label by label, a parent before its children (`users.42` < `users.42.prefs` < `users.7`). */
+function compareLabels(a: string[], b: string[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const c = a[i]!.localeCompare(b[i]!, "en", { numeric: true });
+    if (c !== 0) return c;
+  }
+  return a.length - b.length;
+}
+
+/** Labels the inspector uses to recognise a person's namespaces. */
+export interface PeopleLabels {
+  /** First label of a user's memory namespace (`["users", id]`). */
+  usersLabel: string;
+  /** First label of a user's episode namespace (`["episodes", id]`). */
+  episodesLabel: string;
+}
 
 /** The inspector's view of a store: every operation goes through the `BaseStore` API. */
 export class InspectorApi {
   constructor(
     private readonly store: BaseStore,
+    private readonly people: PeopleLabels = { usersLabel: "users", episodesLabel: "episodes" },
     private readonly clock: () => number = Date.now,
   ) {}
 
+  /** The store's own extras; a ProtectedStore's reads of expiry go to the store it wraps (they change nothing). */
   private get rich(): RichStore {
-    return this.store as unknown as RichStore;
+    const own = this.store as unknown as RichStore;
+    const inner = this.store instanceof ProtectedStore ? (this.store.inner as unknown as RichStore) : undefined;
+    return { count: own.count?.bind(own), expiryOf: (own.expiryOf ?? inner?.expiryOf)?.bind(own.expiryOf ? own : inner) };
   }
 
-  /** Namespaces that hold memories (extraction cursors left out), with counts. */
-  async namespaces(): Promise<{ namespace: string[]; items: number }[]> {
-    const all = (await this.store.listNamespaces({ limit: 100_000 })).filter((ns) => ns[0] !== CURSOR_NAMESPACE_ROOT);
-    const sorted = [...all].sort((a, b) => b.length - a.length);
+  /** Whether the store records a version of each memory it replaces or deletes (a ProtectedStore with history). */
+  get keepsHistory(): boolean {
+    return this.store instanceof ProtectedStore && this.store.options.history === true;
+  }
+
+  /** Namespaces that hold memories or episodes (bookkeeping left out), with counts. */
+  async namespaces(): Promise<InspectorNamespace[]> {
+    const all = (await this.store.listNamespaces({ limit: 100_000 })).filter((ns) => !HIDDEN_NAMESPACE_ROOTS.includes(ns[0]));
+    // count(ns) covers the namespaces below it: subtract, from each namespace's nearest listed
+    // ancestor, what the namespace covers (n namespaces × their depth, not n²).
+    const listed = new Set(all.map(namespaceKey));
     const exact = new Map<string, number>();
-    for (const ns of sorted) {
-      let n = this.rich.count ? await this.rich.count(ns) : (await this.store.search(ns, { limit: 100_000 })).length;
-      for (const o of sorted) if (o.length > ns.length && hasPrefix(o, ns)) n -= exact.get(namespaceKey(o)) ?? 0;
-      exact.set(namespaceKey(ns), n);
+    for (const ns of all) {
+      const n = this.rich.count ? await this.rich.count(ns) : (await scanPrefix(this.store, ns)).items.length;
+      exact.set(namespaceKey(ns), (exact.get(namespaceKey(ns)) ?? 0) + n);
+      for (let depth = ns.length - 1; depth > 0; depth--) {
+        const up = namespaceKey(ns.slice(0, depth));
+        if (listed.has(up)) {
+          exact.set(up, (exact.get(up) ?? 0) - n);
+          break;
+        }
+      }
     }
-    return all.map((ns) => ({ namespace: ns, items: exact.get(namespaceKey(ns)) ?? 0 })).sort((a, b) => namespaceKey(a.namespace).localeCompare(namespaceKey(b.namespace)));
+    const out: InspectorNamespace[] = [];
+    for (const ns of all) {
+      const [first] = await peekSearch(this.store, ns, { limit: 1 });
+      const kind = first && first.value.kind === "episode" && typeof first.value.threadId === "string" ? "episodes" : "memories";
+      out.push({ namespace: ns, items: exact.get(namespaceKey(ns)) ?? 0, kind });
+    }
+    return out.sort((a, b) => compareLabels(a.namespace, b.namespace));
   }
 
-  /** Memories under `prefix`: most recent first, or by relevance to `query`. */
-  async memories(prefix: string[], options: { query?: string; limit?: number } = {}): Promise<InspectorMemory[]> {
+  /**
+   * One page of the memories under `prefix`: most recent first, by relevance
+   * to `query`, or in another `sort`, keeping those that contain `filter`.
+   */
+  async memories(
+    prefix: string[],
+    options: Partial<PageRequest> & { query?: string; filter?: string; field?: FilterField; sort?: MemorySort } = {},
+  ): Promise<MemoryPage> {
     const limit = options.limit ?? 100;
+    const offset = options.offset ?? 0;
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new InvalidArgumentError(`limit must be an integer from 1 to 1000, got ${JSON.stringify(options.limit)}`);
-    const hits = await this.store.search(prefix, { query: options.query || undefined, limit });
+    if (!Number.isInteger(offset) || offset < 0) throw new InvalidArgumentError(`offset must be a non-negative integer, got ${JSON.stringify(options.offset)}`);
+    const query = options.query?.trim() || undefined;
+    const needle = (options.filter ?? "").trim().toLowerCase();
+    const sort: MemorySort = options.sort ?? (query ? "relevance" : "updated-desc");
+    if (sort === "relevance" && !query) throw new InvalidArgumentError("sort relevance needs a query (search by meaning)");
     const now = this.clock();
-    const out: InspectorMemory[] = [];
-    for (const h of hits) {
-      if (h.namespace[0] === CURSOR_NAMESPACE_ROOT) continue;
-      out.push(await this.describe(h, now));
+
+    // The store's own order and count answer the plain listing without reading everything.
+    if (!query && !needle && sort === "updated-desc" && prefix.length > 0 && this.rich.count) {
+      const [total, items] = await Promise.all([this.rich.count(prefix), peekSearch(this.store, prefix, { limit, offset })]);
+      return { memories: await Promise.all(items.map((i) => this.describe(i, now))), total, offset, limit, sort, complete: true };
     }
-    return out;
+    const { items, complete } = await scanPrefix(this.store, prefix, { query });
+    const kept = needle ? items.filter((i) => matches(i, needle, options.field ?? "any")) : items;
+    sortItems(kept, sort);
+    const page = kept.slice(offset, offset + limit);
+    return { memories: await Promise.all(page.map((i) => this.describe(i, now))), total: kept.length, offset, limit, sort, complete };
   }
 
-  private async describe(item: Item | SearchItem, now: number): Promise<InspectorMemory> {
+  /** One memory (null when it is gone) and its kept versions, newest first. */
+  async memory(namespace: string[], key: unknown): Promise<{ memory: InspectorMemory | null; history: MemoryVersion[]; keepsHistory: boolean }> {
+    if (typeof key !== "string" || key === "") throw new InvalidArgumentError("key must be a non-empty string");
+    const item = await peekItem(this.store, namespace, key);
+    const hns = historyNamespace(namespace);
+    const kept = await scanPrefix(this.store, hns, { filter: { key } });
+    const history = kept.items
+      .filter((i) => i.namespace.length === hns.length)
+      .map((i) => i.value as unknown as MemoryVersion)
+      .sort((a, b) => b.version - a.version);
+    return { memory: item ? await this.describe(item, this.clock()) : null, history, keepsHistory: this.keepsHistory };
+  }
+
+  private async describe(item: Item & { score?: number }, now: number): Promise<InspectorMemory> {
     const m: InspectorMemory = {
       namespace: item.namespace,
       key: item.key,
@@ -95,36 +188,76 @@ export class InspectorApi {
     if (this.rich.expiryOf) {
       const exp = await this.rich.expiryOf(item.namespace, item.key);
       m.ttlLeftMs = exp ? Math.max(0, exp.getTime() - now) : exp === null ? null : undefined;
+      m.expiresAt = exp ? exp.toISOString() : exp === null ? null : undefined;
     }
-    if ("score" in item && item.score !== undefined) m.score = item.score;
+    if (item.score !== undefined) m.score = item.score;
     return m;
   }
 
-  async deleteMemory(namespace: string[], key: string): Promise<boolean> {
+  async deleteMemory(namespace: string[], key: unknown): Promise<boolean> {
     if (typeof key !== "string" || key === "") throw new InvalidArgumentError("key must be a non-empty string");
-    const existed = (await this.store.get(namespace, key)) !== null;
+    validateNamespace(namespace, { forWrite: true });
+    const existed = (await peekItem(this.store, namespace, key)) !== null;
     await this.store.delete(namespace, key);
     return existed;
   }
 
-  /** Deletes every memory under `namespace` and its extraction cursors. */
-  async forget(namespace: string[]): Promise<{ memories: number; cursors: number }> {
-    validateNamespace(namespace, { forWrite: true });
-    const cursorNs = [CURSOR_NAMESPACE_ROOT, ...namespace];
-    if (this.rich.deleteNamespace) {
-      const memories = await this.rich.deleteNamespace(namespace);
-      const cursors = await this.rich.deleteNamespace(cursorNs);
-      return { memories, cursors };
+  /**
+   * Puts kept version `version` back as the memory's current value. The value
+   * it replaces is kept as a version too (by the store when it keeps history,
+   * else here), so a restore can itself be undone.
+   */
+  async restore(namespace: string[], key: unknown, version: unknown): Promise<{ restored: MemoryVersion; memory: InspectorMemory | null }> {
+    if (typeof key !== "string" || key === "") throw new InvalidArgumentError("key must be a non-empty string");
+    if (typeof version !== "number" || !Number.isSafeInteger(version) || version <= 0) {
+      throw new InvalidArgumentError(`version must be a positive integer from the memory's history, got ${JSON.stringify(version)}`);
     }
-    const drain = async (prefix: string[]) => {
-      let n = 0;
-      for (;;) {
-        const batch = await this.store.search(prefix, { limit: 500 });
-        if (batch.length === 0) return n;
-        await this.store.batch(batch.map((i) => ({ namespace: i.namespace, key: i.key, value: null })));
-        n += batch.length;
-      }
-    };
-    return { memories: await drain(namespace), cursors: await drain(cursorNs) };
+    validateNamespace(namespace, { forWrite: true });
+    const kept = await peekItem(this.store, historyNamespace(namespace), `${key}@${version}`);
+    if (!kept) throw new InvalidArgumentError(`no version ${version} of '${key}' in ${JSON.stringify(namespace)}`);
+    const record = kept.value as unknown as MemoryVersion;
+    const ops: PutOperation[] = [];
+    const current = await peekItem(this.store, namespace, key);
+    if (current && !this.keepsHistory) ops.push(versionPut(current, { op: "update", source: "inspector" }));
+    ops.push({ namespace, key, value: record.value });
+    await this.store.batch(ops);
+    const now = await peekItem(this.store, namespace, key);
+    return { restored: record, memory: now ? await this.describe(now, this.clock()) : null };
+  }
+
+  /** The user id a namespace belongs to (`["users", "42"]` → `"42"`), or undefined for other namespaces. */
+  personOf(namespace: string[]): string | undefined {
+    const { usersLabel, episodesLabel } = this.people;
+    return namespace.length === 2 && (namespace[0] === usersLabel || namespace[0] === episodesLabel) ? namespace[1] : undefined;
+  }
+
+  /**
+   * Erases a person (for `["users", id]` or `["episodes", id]`: both) or one
+   * namespace: every item, kept version and cursor under it, as `erasePerson` does.
+   */
+  async forget(namespace: string[]): Promise<{ namespaces: string[][]; memories: number; episodes: number; history: number; cursors: number }> {
+    validateNamespace(namespace, { forWrite: true });
+    const person = this.personOf(namespace);
+    const { usersLabel, episodesLabel } = this.people;
+    const targets = person === undefined ? [namespace] : [[usersLabel, person], [episodesLabel, person]];
+    const report = await erasePerson(this.store, { namespaces: targets });
+    const out = { namespaces: targets, memories: 0, episodes: 0, history: 0, cursors: 0 };
+    for (const r of report.namespaces) {
+      if (person !== undefined && r.namespace[0] === episodesLabel) out.episodes += r.items;
+      else out.memories += r.items;
+      out.history += r.history;
+      out.cursors += r.cursors;
+    }
+    return out;
+  }
+
+  /** The conversations recorded in an episode namespace. */
+  threads(namespace: string[], options: PageRequest & { filter?: string }) {
+    return listThreads(this.store, namespace, options);
+  }
+
+  /** The turns of one conversation. */
+  thread(namespace: string[], threadId: unknown, page: PageRequest) {
+    return threadTurns(this.store, namespace, threadId, page);
   }
 }

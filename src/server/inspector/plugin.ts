@@ -5,7 +5,8 @@ import { LOOPBACK_HOSTS } from "../host-guard.js";
 import { pageCsp } from "../security-headers.js";
 import { InspectorApi, namespaceParam } from "./api.js";
 import { installInspectorGuard } from "./guard.js";
-import { renderPage } from "./page.js";
+import { FILTER_FIELDS, MEMORY_SORTS, oneOf, pageParams } from "./listing.js";
+import { appScript, appStyle, renderPage } from "./page.js";
 import { registerProcedureRoutes } from "./procedures-api.js";
 
 /** Options for {@link inspectorPlugin}. */
@@ -17,6 +18,17 @@ export interface InspectorOptions {
    * @default "langgraph-memory"
    */
   title?: string;
+  /**
+   * First label of a user's memory namespace: "Forget" on `[usersLabel, id]`
+   * asks for the user id and erases the user's memories and episodes.
+   * @default "users"
+   */
+  usersLabel?: string;
+  /**
+   * First label of a user's episode namespace (`["episodes", id]`).
+   * @default "episodes"
+   */
+  episodesLabel?: string;
   /**
    * `Host` names the inspector answers when it runs on its own (not behind
    * a memory server, whose `allowedHosts` applies then): the DNS-rebinding guard.
@@ -31,11 +43,15 @@ function sendError(reply: FastifyReply, err: unknown): FastifyReply {
   return reply.code(status).send({ error: (err as Error)?.name ?? "Error", message: err instanceof MemoryError || bad ? (err as Error).message : String((err as Error)?.message ?? err) });
 }
 
+type Query = Record<string, string | undefined>;
+
 /**
- * The web inspector, as a Fastify plugin: `GET /` serves one server-rendered
- * page; its script calls JSON routes under `/inspector/api/`. Register it
- * behind the server's auth hook; the page sends the key as `x-api-key`
- * when opened as `/#key=<key>`.
+ * The web inspector, as a Fastify plugin: `GET /` serves the page (a shell
+ * without data), `/inspector/app.js` and `/inspector/app.css` its script and
+ * style (no inline code, so it runs under `script-src 'self'`); the script
+ * calls JSON routes under `/inspector/api/`. Register it behind the server's
+ * auth hook; the page sends the API key typed into its key field as
+ * `x-api-key` (the key stays in the tab's `sessionStorage`).
  *
  * @example
  * ```ts
@@ -45,21 +61,36 @@ function sendError(reply: FastifyReply, err: unknown): FastifyReply {
  */
 export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app, options) => {
   if (!options?.store) throw new InvalidArgumentError("inspectorPlugin needs { store }");
-  const api = new InspectorApi(options.store);
+  const api = new InspectorApi(options.store, { usersLabel: options.usersLabel ?? "users", episodesLabel: options.episodesLabel ?? "episodes" });
   const title = options.title ?? "langgraph-memory";
+  const script = appScript();
+  const style = appStyle();
 
-  // The page is a shell without data (public, so a browser can open it); its
-  // script loads everything through the JSON routes below, which are for
-  // services (an API key) or an open loopback server, never for end users,
-  // who would see everyone's memories. Each route declares its rule; the
-  // guard checks the rule of the route Fastify matched.
+  // The page, script and style carry no data (public, so a browser can open
+  // them); the script loads everything through the JSON routes below, which
+  // are for services (an API key) or an open loopback server, never for end
+  // users, who would see everyone's memories. Each route declares its rule;
+  // the guard checks the rule of the route Fastify matched.
   installInspectorGuard(app, options.allowedHosts ?? LOOPBACK_HOSTS);
   const service = { access: "service" } as const;
-  const html = renderPage({ title, namespaces: [] });
-  const csp = pageCsp(html); // the page's own inline script and style, by hash; nothing else runs
-  app.get("/", { config: { access: "public" } }, async (_req, reply) => {
-    return reply.type("text/html; charset=utf-8").header("content-security-policy", csp).send(html);
+  const pub = { config: { access: "public" } } as const;
+  const html = renderPage({ title });
+  const csp = pageCsp(html); // no inline script or style: script-src 'self', style-src 'self'
+  app.get("/", pub, async (_req, reply) => {
+    return reply.type("text/html; charset=utf-8").header("content-security-policy", csp).header("cache-control", "no-store").send(html);
   });
+  app.get("/inspector/app.js", pub, async (_req, reply) => {
+    return reply.type("text/javascript; charset=utf-8").header("cache-control", "no-cache").send(script);
+  });
+  app.get("/inspector/app.css", pub, async (_req, reply) => {
+    return reply.type("text/css; charset=utf-8").header("cache-control", "no-cache").send(style);
+  });
+  // Memories are private: no browser or proxy keeps a copy of an API answer.
+  app.addHook("onSend", async (req, reply) => {
+    if (req.routeOptions.url?.startsWith("/inspector/api/")) reply.header("cache-control", "no-store");
+  });
+
+  app.get("/inspector/api/info", { config: service }, async () => ({ title, keepsHistory: api.keepsHistory, usersLabel: options.usersLabel ?? "users", episodesLabel: options.episodesLabel ?? "episodes" }));
 
   app.get("/inspector/api/namespaces", { config: service }, async (_req, reply) => {
     try {
@@ -69,11 +100,22 @@ export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app,
     }
   });
 
-  app.get<{ Querystring: { namespace?: string; query?: string; limit?: string } }>("/inspector/api/memories", { config: service }, async (req, reply) => {
+  app.get<{ Querystring: Query }>("/inspector/api/memories", { config: service }, async (req, reply) => {
     try {
-      const ns = namespaceParam(req.query.namespace ?? "");
-      const limit = req.query.limit === undefined ? undefined : Number(req.query.limit);
-      return { memories: await api.memories(ns, { query: req.query.query, limit }) };
+      const q = req.query;
+      const ns = namespaceParam(q.namespace ?? "");
+      const page = pageParams(q, { limit: 100 });
+      const sort = q.sort === undefined || q.sort === "" ? undefined : oneOf(q.sort, MEMORY_SORTS, "sort", "updated-desc");
+      const field = oneOf(q.field, FILTER_FIELDS, "field", "any");
+      return await api.memories(ns, { ...page, query: q.query, filter: q.filter, field, sort });
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
+  app.get<{ Querystring: Query }>("/inspector/api/memory", { config: service }, async (req, reply) => {
+    try {
+      return await api.memory(namespaceParam(req.query.namespace ?? ""), req.query.key);
     } catch (err) {
       return sendError(reply, err);
     }
@@ -90,15 +132,43 @@ export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app,
     }
   });
 
+  app.post<{ Body: { namespace?: unknown; key?: unknown; version?: unknown } }>("/inspector/api/restore", { config: service }, async (req, reply) => {
+    try {
+      return await api.restore(namespaceParam(req.body?.namespace), req.body?.key, req.body?.version);
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
   registerProcedureRoutes(app, options.store, sendError);
 
   app.post<{ Body: { namespace?: unknown; confirm?: unknown } }>("/inspector/api/forget", { config: service }, async (req, reply) => {
     try {
       const ns = namespaceParam(req.body?.namespace);
-      if (req.body?.confirm !== ns.join(".")) {
-        throw new InvalidArgumentError(`forget needs confirm: ${JSON.stringify(ns.join("."))} (the namespace, typed again)`);
+      const person = api.personOf(ns);
+      const accepted = person === undefined ? [ns.join(".")] : [person, ns.join(".")];
+      if (typeof req.body?.confirm !== "string" || !accepted.includes(req.body.confirm)) {
+        throw new InvalidArgumentError(`forget needs confirm: ${JSON.stringify(accepted[0])} (the ${person === undefined ? "namespace" : "user id"}, typed again)`);
       }
       return await api.forget(ns);
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
+  app.get<{ Querystring: Query }>("/inspector/api/threads", { config: service }, async (req, reply) => {
+    try {
+      const ns = namespaceParam(req.query.namespace ?? "");
+      return await api.threads(ns, { ...pageParams(req.query, { limit: 50 }), filter: req.query.filter });
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
+  app.get<{ Querystring: Query }>("/inspector/api/thread", { config: service }, async (req, reply) => {
+    try {
+      const ns = namespaceParam(req.query.namespace ?? "");
+      return await api.thread(ns, req.query.thread, pageParams(req.query, { limit: 200 }));
     } catch (err) {
       return sendError(reply, err);
     }

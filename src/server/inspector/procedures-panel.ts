@@ -1,90 +1,101 @@
 /**
- * The inspector's "Procedures" panel: its own markup, style and script,
- * appended to the page, talking only to `/inspector/api/procedures…`. All
- * text is set with textContent (learned instructions may hold anything).
+ * The inspector's "Procedures" view: an agent's learned instructions, their
+ * versions, a diff and a restore (after the in-page confirmation), talking
+ * only to `/inspector/api/procedures…`. All text is set with textContent
+ * (learned instructions may hold anything).
  */
+import type { InspectorView } from "./page.js";
 
-const STYLE = `
-#procedures{margin:0 16px 16px;background:#fff;border:1px solid #dde1e8;border-radius:6px;padding:12px}
-#procedures h2{font-size:13px;text-transform:uppercase;letter-spacing:.04em;margin:0 0 8px;color:#5a6478}
-#proc-grid{display:grid;grid-template-columns:250px 1fr;gap:16px}
-#proc-agents{list-style:none;margin:0;padding:0}#proc-agents button{border:0;background:none;padding:4px 6px;cursor:pointer;font:inherit;text-align:left;width:100%;border-radius:4px}
-#proc-agents button:hover,#proc-agents button.active{background:#e8eefc}
+const CSS = String.raw`
+#proc-grid{display:grid;grid-template-columns:230px minmax(0,1fr);gap:14px;align-items:start}
+#proc-agents{list-style:none;margin:0;padding:0}
+#proc-agents button{border:0;background:none;padding:5px 6px;cursor:pointer;font:inherit;text-align:left;width:100%;border-radius:4px;color:inherit}
+#proc-agents button:hover,#proc-agents button.active{background:#e6edfc}
 #proc-current,#proc-diff{white-space:pre-wrap;background:#f5f6f8;border-radius:4px;padding:8px;font:12px/1.4 ui-monospace,monospace;margin:6px 0}
+#proc-diff:empty{display:none}
 #proc-diff .add{color:#1e7b34}#proc-diff .del{color:#b52b27}
 #proc-status{min-height:18px;color:#5a6478;font-size:12px}
+#proc-rows td.actions button+button{margin-left:4px}
 `;
 
-const SCRIPT = `
-(() => {
-  const call = (p, init = {}) => {
-    const key = sessionStorage.getItem("lgmKey");
-    const headers = Object.assign({ "content-type": "application/json" }, init.headers || {});
-    if (key) headers["x-api-key"] = key;
-    return fetch(p, Object.assign({}, init, { headers })).then(async (r) => {
-      const body = await r.json().catch(() => ({}));
-      if (!r.ok) throw new Error(body.message || body.error || r.statusText);
-      return body;
-    });
-  };
-  const el = (id) => document.getElementById(id);
-  const say = (t) => { el("proc-status").textContent = t; };
-  const make = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
-  let scope = null;
-  const query = (extra) => new URLSearchParams(Object.assign({ agent: scope.agent }, scope.user ? { user: scope.user } : {}, extra || {}));
+const HTML = String.raw`<div id="proc-grid">
+<aside class="panel" aria-labelledby="proc-head"><h2 id="proc-head">Agents</h2><ul id="proc-agents"></ul></aside>
+<div class="panel">
+<div id="proc-notice" class="notice" role="alert" hidden></div>
+<div class="toolbar"><h2 id="proc-title">Pick an agent</h2></div>
+<h3>Current instructions</h3><div id="proc-current"></div>
+<div class="tablewrap"><table><thead><tr><th>Version</th><th>Changed</th><th>Source</th><th>+/-</th><th>Reason</th><th><span class="sr">Actions</span></th></tr></thead><tbody id="proc-rows"></tbody></table></div>
+<div id="proc-diff"></div><div id="proc-status" role="status"></div>
+</div></div>`;
+
+const SCRIPT = String.raw`
+(function () {
+  var scope = null;
+  var say = function (t) { $("proc-status").textContent = t; };
+  var make = function (tag, text, cls) { return LGM.el(tag, { text: text, class: cls }); };
+  var query = function (extra) { var q = { agent: scope.agent, user: scope.user }; for (var k in extra || {}) q[k] = extra[k]; return LGM.query(q); };
   async function agents() {
-    const { agents } = await call("inspector/api/procedures");
-    const ul = el("proc-agents"); ul.textContent = "";
-    if (!agents.length) { ul.append(make("li", "no learned instructions", "muted")); return; }
-    for (const a of agents) {
-      const scopes = (a.agentWide ? [{ agent: a.agentId }] : []).concat(a.users.map((u) => ({ agent: a.agentId, user: u })));
-      for (const s of scopes) {
-        const li = make("li"); const b = make("button", s.user ? a.agentId + " \\u00b7 " + s.user : a.agentId + " (agent)");
-        b.dataset.scope = JSON.stringify(s); b.onclick = () => open(s).catch((e) => say(e.message)); li.append(b); ul.append(li);
-      }
-    }
+    var ul = $("proc-agents");
+    var r;
+    try { r = await LGM.api("inspector/api/procedures"); }
+    catch (err) { ul.textContent = ""; LGM.showProblem($("proc-notice"), err); return; }
+    LGM.clearProblem($("proc-notice"));
+    ul.textContent = "";
+    if (!r.agents.length) { ul.append(make("li", "no learned instructions", "muted")); return; }
+    r.agents.forEach(function (a) {
+      var scopes = (a.agentWide ? [{ agent: a.agentId }] : []).concat(a.users.map(function (u) { return { agent: a.agentId, user: u }; }));
+      scopes.forEach(function (s) {
+        var b = LGM.el("button", { type: "button", text: s.user ? a.agentId + " \u00b7 " + s.user : a.agentId + " (agent)", data: { scope: JSON.stringify(s) } });
+        b.addEventListener("click", function () { open(s).catch(function (e) { say(e.message); }); });
+        ul.append(LGM.el("li", null, [b]));
+      });
+    });
   }
   async function open(s) {
     scope = s;
-    for (const b of document.querySelectorAll("#proc-agents button")) b.classList.toggle("active", b.dataset.scope === JSON.stringify(s));
-    const { history } = await call("inspector/api/procedures/history?" + query());
-    el("proc-title").textContent = s.user ? s.agent + " for " + s.user : s.agent;
-    el("proc-current").textContent = history.length ? history[0].instructions : "";
-    el("proc-diff").textContent = "";
-    const tb = el("proc-rows"); tb.textContent = "";
-    for (const r of history) {
-      const tr = make("tr"); tr.dataset.version = r.version;
-      tr.append(make("td", String(r.version)), make("td", new Date(r.changedAt).toLocaleString()), make("td", r.source + (r.restoredFrom ? " of v" + r.restoredFrom : "")), make("td", "+" + r.diff.added + "/-" + r.diff.removed), make("td", r.reason, "text"));
-      const td = make("td");
-      if (r !== history[0]) {
-        const d = make("button", "Diff", "act"); d.onclick = () => diff(r.version).catch((e) => say(e.message));
-        const x = make("button", "Restore", "act danger"); x.onclick = () => restore(r.version).catch((e) => say(e.message));
+    document.querySelectorAll("#proc-agents button").forEach(function (b) { b.classList.toggle("active", b.dataset.scope === JSON.stringify(s)); });
+    var history = (await LGM.api("inspector/api/procedures/history?" + query())).history;
+    $("proc-title").textContent = s.user ? s.agent + " for " + s.user : s.agent;
+    $("proc-current").textContent = history.length ? history[0].instructions : "";
+    $("proc-diff").textContent = "";
+    var tb = $("proc-rows"); tb.textContent = "";
+    history.forEach(function (r, i) {
+      var tr = LGM.el("tr", { data: { version: String(r.version) } });
+      tr.append(make("td", String(r.version)), make("td", LGM.when(r.changedAt)), make("td", r.source + (r.restoredFrom ? " of v" + r.restoredFrom : "")), make("td", "+" + r.diff.added + "/-" + r.diff.removed), make("td", r.reason, "text"));
+      var td = make("td", undefined, "actions");
+      if (i > 0) {
+        var d = LGM.el("button", { type: "button", class: "act", text: "Diff" }); d.addEventListener("click", function () { diff(r.version).catch(function (e) { say(e.message); }); });
+        var x = LGM.el("button", { type: "button", class: "act danger", text: "Restore\u2026" }); x.addEventListener("click", function () { restore(r).catch(function (e) { say(e.message); }); });
         td.append(d, x);
       } else td.append(make("span", "current", "muted"));
       tr.append(td); tb.append(tr);
-    }
+    });
     say(history.length + " versions");
   }
   async function diff(v) {
-    const d = await call("inspector/api/procedures/diff?" + query({ from: String(v) }));
-    const box = el("proc-diff"); box.textContent = "";
-    box.append(make("div", "version " + d.from + " \\u2192 " + d.to, "muted"));
-    for (const l of d.lines) box.append(make("div", l.op + " " + l.text, l.op === "+" ? "add" : l.op === "-" ? "del" : ""));
+    var d = await LGM.api("inspector/api/procedures/diff?" + query({ from: String(v) }));
+    var box = $("proc-diff"); box.textContent = "";
+    box.append(make("div", "version " + d.from + " \u2192 " + d.to, "muted"));
+    d.lines.forEach(function (l) { box.append(make("div", l.op + " " + l.text, l.op === "+" ? "add" : l.op === "-" ? "del" : "")); });
   }
-  async function restore(v) {
-    if (!confirm("Restore version " + v + "? It becomes a new version; nothing is lost.")) { say("not restored"); return; }
-    const r = await call("inspector/api/procedures/restore", { method: "POST", body: JSON.stringify(Object.assign({ version: v }, scope)) });
-    await open(scope); say("restored version " + v + " as version " + r.record.version);
+  async function restore(r) {
+    var yes = await LGM.confirm({
+      title: "Restore version " + r.version + "?",
+      message: "These instructions become the current ones, as a new version:",
+      details: [r.instructions],
+      note: "Nothing is lost: the current instructions stay in the history.",
+      confirmLabel: "Restore",
+      danger: false,
+    });
+    if (!yes) { say("not restored"); return; }
+    var body = { version: r.version, agent: scope.agent };
+    if (scope.user) body.user = scope.user;
+    var res = await LGM.api("inspector/api/procedures/restore", { method: "POST", body: body });
+    await open(scope); say("restored version " + r.version + " as version " + res.record.version);
   }
-  agents().catch((e) => say(e.message));
+  LGM.view("procedures", { show: agents });
 })();
 `;
 
-/** The panel's markup, style and script, to append to the inspector's `<body>`. */
-export const PROCEDURES_PANEL = `<style>${STYLE}</style>
-<section id="procedures"><h2>Procedures (learned instructions)</h2><div id="proc-grid">
-<ul id="proc-agents"></ul>
-<div><h2 id="proc-title">Pick an agent</h2><div id="proc-current"></div>
-<table><thead><tr><th>Version</th><th>Changed</th><th>Source</th><th>+/-</th><th>Reason</th><th></th></tr></thead><tbody id="proc-rows"></tbody></table>
-<div id="proc-diff"></div><div id="proc-status"></div></div></div></section>
-<script>${SCRIPT}</script>`;
+/** The Procedures view (a section of the inspector's page). */
+export const PROCEDURES_VIEW: InspectorView = { id: "procedures", label: "Procedures", html: HTML, script: SCRIPT, css: CSS };
