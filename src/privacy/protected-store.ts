@@ -7,7 +7,9 @@ import {
   type PutOperation,
   type SearchOperation,
 } from "@langchain/langgraph-checkpoint";
-import { InvalidArgumentError } from "../errors.js";
+import { InvalidArgumentError, RedactionError } from "../errors.js";
+import { checkBoolean, checkFunction, checkHasMethods, checkNumber, checkOptionsObject } from "../option-checks.js";
+import { MAX_TTL_MINUTES } from "../store/ttl.js";
 import { currentActor } from "./actor.js";
 import { INTERNAL_ROOTS, type AuditLog } from "./audit-log.js";
 import { versionPut } from "./history.js";
@@ -77,9 +79,11 @@ export class ProtectedStore extends BaseStore {
     if (!inner || typeof (inner as { batch?: unknown }).batch !== "function") {
       throw new InvalidArgumentError("ProtectedStore needs a store to wrap (a BaseStore)");
     }
-    if (options.historyTtl !== undefined && !(Number.isFinite(options.historyTtl) && options.historyTtl > 0)) {
-      throw new InvalidArgumentError(`historyTtl must be a positive number of minutes, got ${String(options.historyTtl)}`);
-    }
+    checkOptionsObject(options, "ProtectedStore options");
+    checkFunction(options.redactor, "redactor");
+    checkBoolean(options.history, "history");
+    checkHasMethods(options.audit, "audit", ["append", "close"]);
+    checkNumber(options.historyTtl, "historyTtl", { min: 0, minInclusive: false, max: MAX_TTL_MINUTES });
     this.inner = inner as StoreExtras;
     this.options = options;
   }
@@ -90,7 +94,10 @@ export class ProtectedStore extends BaseStore {
     // 1. Redact first: a redactor that throws fails the batch before anything is written or embedded.
     const rewritten: Operation[] = [];
     for (const op of operations) {
-      if (redactor && isPut(op) && op.value !== null) rewritten.push({ ...op, value: await redactValue(op.value, redactor) });
+      if (redactor && isPut(op) && op.value !== null) {
+        await refusePiiKey(redactor, op.key);
+        rewritten.push({ ...op, value: await redactValue(op.value, redactor) });
+      }
       else if (redactor && isSearch(op) && typeof op.query === "string") rewritten.push({ ...op, query: await applyRedactor(redactor, op.query) });
       else rewritten.push(op);
     }
@@ -185,6 +192,18 @@ export async function deleteUnder(store: BaseStore, prefix: string[]): Promise<n
     if (page.length === 0) return removed;
     await store.batch(page.map((it) => ({ namespace: it.namespace, key: it.key, value: null })));
     removed += page.length;
+  }
+}
+
+/**
+ * An item key is an identifier: redacting it would merge different items
+ * into one, so a put whose key holds something the redactor removes is
+ * refused (the message does not repeat the key).
+ */
+async function refusePiiKey(redactor: Redactor, key: string): Promise<void> {
+  const redacted = await applyRedactor(redactor, key);
+  if (redacted !== key) {
+    throw new RedactionError(`the item key holds text the redactor removes (it would read ${JSON.stringify(redacted)}); use an opaque id as the key. Nothing was written`);
   }
 }
 
