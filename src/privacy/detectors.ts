@@ -55,7 +55,7 @@ const EMAIL = new RegExp(
 );
 
 // International or national numbers: +CC or a leading 0/(…), 7–15 digits in all.
-const PHONE = /(?<![\d])(?:\+\d{1,3}[\s./_-]?)?(?:\(\d{1,4}\)[\s./_-]?)?\d{2,4}(?:[\s./_-]?\d{2,4}){2,4}(?!\d)/g;
+const PHONE = /(?<![A-Za-z0-9])(?:\+\d{1,3}[\s./_-]?)?(?:\(\d{1,4}\)[\s./_-]?)?\d{2,4}(?:[\s./_-]?\d{2,4}){2,4}(?![A-Za-z0-9])/g;
 
 // Calendar dates (2024-05-01, 01.05.2024, 2024/05/01) are not phone numbers.
 const DATE = /^(?:\d{4}([-./])\d{1,2}\1\d{1,2}|\d{1,2}([-./])\d{1,2}\2\d{4})$/;

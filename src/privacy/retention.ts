@@ -1,8 +1,8 @@
 import type { BaseStore, Item } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
 import { currentActor } from "./actor.js";
-import { INTERNAL_ROOTS } from "./audit-log.js";
-import { deleteUnder, ProtectedStore } from "./protected-store.js";
+import { ProtectedStore } from "./protected-store.js";
+import { erasePrefixes } from "../scope/erase-prefixes.js";
 
 /** Options for {@link cleanup}. */
 export interface CleanupOptions {
@@ -85,7 +85,8 @@ export interface ErasureReport {
  * writer's cursors, and — when the store is a {@link ProtectedStore} with an
  * audit log — their audit entries are made unlinkable (their salt is
  * destroyed; the chain stays verifiable). The right to be forgotten beats the
- * history. On HNSWStore, deleted data leaves the disk as its purge guarantee states.
+ * history. On HNSWStore one compaction at the end purges the deleted texts
+ * and vectors from every file (log, snapshot, index, embedding cache).
  */
 export async function erasePerson(store: BaseStore, options: ErasePersonOptions): Promise<ErasureReport> {
   if (!Array.isArray(options?.namespaces) || options.namespaces.length === 0) {
@@ -94,13 +95,9 @@ export async function erasePerson(store: BaseStore, options: ErasePersonOptions)
   for (const ns of options.namespaces) {
     if (!Array.isArray(ns) || ns.length === 0) throw new InvalidArgumentError(`erasePerson: ${JSON.stringify(ns)} is not a non-empty namespace prefix`);
   }
-  const inner = store instanceof ProtectedStore ? store.inner : store;
   const report: ErasureReport = { namespaces: [], total: 0, auditUnlinked: false };
-  for (const namespace of options.namespaces) {
-    const items = await deleteUnder(inner, namespace);
-    const history = await deleteUnder(inner, ["memory_history", ...namespace]);
-    let cursors = 0;
-    for (const root of INTERNAL_ROOTS) if (root !== "memory_history") cursors += await deleteUnder(inner, [root, ...namespace]);
+  for (const erased of await erasePrefixes(store, options.namespaces)) {
+    const { namespace, items, history, cursors } = erased;
     report.namespaces.push({ namespace, items, history, cursors });
     report.total += items + history + cursors;
     const audit = store instanceof ProtectedStore ? store.options.audit : undefined;

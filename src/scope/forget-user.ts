@@ -1,5 +1,5 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
-import { CURSOR_NAMESPACE_ROOT, EPISODE_CURSOR_ROOT, HISTORY_NAMESPACE_ROOT } from "../store/hidden-namespaces.js";
+import { erasePrefixes } from "./erase-prefixes.js";
 import { memoryNamespace, type NamespaceValues } from "./memory-namespace.js";
 import type { NamespaceTemplate } from "./namespace-template.js";
 import { waitForPendingWrites } from "./pending-writes.js";
@@ -34,22 +34,6 @@ export interface ForgetUserOptions {
   episodes?: NamespaceTemplate;
 }
 
-/** Items read per round when a store has no `deleteNamespace`. */
-const PAGE = 500;
-
-async function deleteUnder(store: BaseStore, prefix: string[]): Promise<number> {
-  const own = store as BaseStore & { deleteNamespace?: (prefix: string[]) => Promise<number> };
-  if (typeof own.deleteNamespace === "function") return own.deleteNamespace(prefix);
-  // Any other BaseStore: page through the prefix and delete what it holds.
-  let deleted = 0;
-  for (;;) {
-    const items = await store.search(prefix, { limit: PAGE });
-    if (items.length === 0) return deleted;
-    await store.batch(items.map((i) => ({ namespace: i.namespace, key: i.key, value: null })));
-    deleted += items.length;
-  }
-}
-
 /**
  * "Forget this person": deletes everything stored under the user's namespace
  * AND the extractor's cursors and kept versions (`memory_history`) for it,
@@ -58,8 +42,8 @@ async function deleteUnder(store: BaseStore, prefix: string[]): Promise<number> 
  * helpers does the same from resolved prefixes and also unlinks audit
  * entries.) Background
  * extractions for that namespace are run to completion first, so none lands
- * after the delete. On `HNSWStore`, call `compact()` afterwards for the
- * deleted texts and vectors to leave the disk at once.
+ * after the delete. On `HNSWStore` one compaction at the end purges the
+ * deleted texts and vectors from every file.
  *
  * @example
  * ```ts
@@ -78,15 +62,16 @@ export async function forgetUser(
   const real = underlyingStore(store);
   await waitForPendingWrites(real, namespace);
   if (episodeNamespace) await waitForPendingWrites(real, episodeNamespace);
-  const memories = await deleteUnder(real, namespace);
-  const cursors = await deleteUnder(real, [CURSOR_NAMESPACE_ROOT, ...namespace]);
-  let history = await deleteUnder(real, [HISTORY_NAMESPACE_ROOT, ...namespace]);
+  const [mine, theirEpisodes] = await erasePrefixes(real, episodeNamespace ? [namespace, episodeNamespace] : [namespace]);
+  const memories = mine!.items;
+  const cursors = mine!.cursors;
+  let history = mine!.history;
   let episodes = 0;
   let episodeCursors = 0;
-  if (episodeNamespace) {
-    episodes = await deleteUnder(real, episodeNamespace);
-    episodeCursors = await deleteUnder(real, [EPISODE_CURSOR_ROOT, ...episodeNamespace]);
-    history += await deleteUnder(real, [HISTORY_NAMESPACE_ROOT, ...episodeNamespace]);
+  if (theirEpisodes) {
+    episodes = theirEpisodes.items;
+    episodeCursors = theirEpisodes.cursors;
+    history += theirEpisodes.history;
   }
   return { namespace, memories, cursors, history, ...(episodeNamespace ? { episodeNamespace } : {}), episodes, episodeCursors };
 }

@@ -1,6 +1,7 @@
 import type { BaseStore, Item, SearchItem } from "@langchain/langgraph-checkpoint";
 import { CURSOR_NAMESPACE_ROOT } from "../../extract/cursor.js";
 import { InvalidArgumentError } from "../../errors.js";
+import { erasePerson } from "../../privacy/retention.js";
 import { hasPrefix, namespaceKey, validateNamespace } from "../../store/namespace.js";
 
 /** What the inspector shows for one memory. */
@@ -107,24 +108,16 @@ export class InspectorApi {
     return existed;
   }
 
-  /** Deletes every memory under `namespace` and its extraction cursors. */
-  async forget(namespace: string[]): Promise<{ memories: number; cursors: number }> {
+  /**
+   * Forgets `namespace` the way `erasePerson` does: every memory under it,
+   * their kept versions, the extraction and episode cursors (which hold the
+   * last reply's text), audit entries made unlinkable on a ProtectedStore,
+   * and on HNSWStore a compaction that purges them from every file.
+   */
+  async forget(namespace: string[]): Promise<{ memories: number; cursors: number; history: number }> {
     validateNamespace(namespace, { forWrite: true });
-    const cursorNs = [CURSOR_NAMESPACE_ROOT, ...namespace];
-    if (this.rich.deleteNamespace) {
-      const memories = await this.rich.deleteNamespace(namespace);
-      const cursors = await this.rich.deleteNamespace(cursorNs);
-      return { memories, cursors };
-    }
-    const drain = async (prefix: string[]) => {
-      let n = 0;
-      for (;;) {
-        const batch = await this.store.search(prefix, { limit: 500 });
-        if (batch.length === 0) return n;
-        await this.store.batch(batch.map((i) => ({ namespace: i.namespace, key: i.key, value: null })));
-        n += batch.length;
-      }
-    };
-    return { memories: await drain(namespace), cursors: await drain(cursorNs) };
+    const report = await erasePerson(this.store, { namespaces: [namespace] });
+    const r = report.namespaces[0]!;
+    return { memories: r.items, cursors: r.cursors, history: r.history };
   }
 }

@@ -14,6 +14,7 @@ import { StoreClosedError } from "../../errors.js";
 import { prepareBatch } from "../hnsw/prepare-batch.js";
 import type { RetrievalMode } from "../hnsw/search.js";
 import { validateNamespace } from "../namespace.js";
+import { bookkeepingMirrors } from "../hidden-namespaces.js";
 import { startSweeper } from "../ttl.js";
 import { MemoryStoreBase } from "../memory-store-base.js";
 import type { MemoryGetOperation, MemorySearchOperation } from "../operations.js";
@@ -263,11 +264,19 @@ export class PostgresMemoryStore extends MemoryStoreBase {
 
   // ---- Beyond the BaseStore contract ----
 
-  /** Deletes every item under `prefix` (whole labels) and returns how many. */
+  /**
+   * Deletes every item under `prefix` (whole labels) and returns how many,
+   * with the prefix's bookkeeping (kept versions and cursors, not counted),
+   * in one transaction. PostgreSQL frees the rows' space at its next VACUUM.
+   */
   async deleteNamespace(prefix: string[]): Promise<number> {
     validateNamespace(prefix, { forWrite: true, what: "namespace prefix" });
     this.plans.clear();
     return this.transaction(async (db) => {
+      for (const mirror of bookkeepingMirrors(prefix)) {
+        const m = new Params();
+        await db.query(`DELETE FROM ${this.tables.items} i WHERE ${scopeSql("i.ns", mirror, m)}`, m.values);
+      }
       const p = new Params();
       const r = await db.query(`DELETE FROM ${this.tables.items} i WHERE ${scopeSql("i.ns", prefix, p)}`, p.values);
       return r.rowCount ?? 0;
