@@ -68,6 +68,10 @@ export class StoreFiles {
    * the caller's config says; a mismatch with the directory is an error.
    */
   async open(state: StoreState, index: IndexManifest | null, hnsw: HnswSettings | undefined, efSearchGiven: boolean): Promise<LoadedStore> {
+    // A wrong key (or a plain directory opened with one) is refused before anything is
+    // created or locked: such an open changes nothing in the directory, LOCK included.
+    const before = fs.existsSync(this.dir) ? readManifest(this.dir) : null;
+    if (before) this.checkEncryption(before);
     fs.mkdirSync(this.dir, { recursive: true });
     this.lock = DirectoryLock.acquire(this.dir);
     // The index read started in the background, if any: a failed open waits for it to finish
