@@ -1,3 +1,4 @@
+import { checkNumber } from "../option-checks.js";
 import { randomUUID } from "node:crypto";
 import { tool, type StructuredToolInterface, type ToolRunnableConfig } from "@langchain/core/tools";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
@@ -122,6 +123,9 @@ function formatHit(hit: SearchItem, shared: boolean): string {
  * ```
  */
 export function createMemoryTools(options: MemoryToolsOptions): StructuredToolInterface[] {
+  // A floor below 0 would take every search hit as a duplicate (a new memory would overwrite an old one).
+  checkNumber(options.duplicateThreshold, "duplicateThreshold", { min: 0, max: 1 });
+  checkNumber(options.maxSearchLimit, "maxSearchLimit", { min: 1, integer: true });
   const duplicateThreshold = options.duplicateThreshold ?? 0.95;
   const maxSearchLimit = options.maxSearchLimit ?? 20;
   if (!Number.isFinite(duplicateThreshold)) {

@@ -60,7 +60,7 @@ export function createRedactor(options: RedactorOptions = {}): TextRedactor {
       throw new InvalidArgumentError(`unknown detector '${String(name)}' (known: ${Object.keys(DETECTOR_MATCHERS).join(", ")})`);
     }
   }
-  if (options.patterns !== undefined && (options.patterns === null || typeof options.patterns !== "object")) throw new InvalidOptionError("patterns", options.patterns, "an object of global RegExps");
+  if (options.patterns !== undefined && (options.patterns === null || typeof options.patterns !== "object" || Array.isArray(options.patterns))) throw new InvalidOptionError("patterns", options.patterns, "an object of global RegExps");
   const custom = Object.entries(options.patterns ?? {});
   for (const [name, re] of custom) {
     if (!(re instanceof RegExp) || !re.global) throw new InvalidArgumentError(`pattern '${name}' must be a global RegExp (/…/g)`);

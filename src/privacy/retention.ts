@@ -1,3 +1,4 @@
+import { checkFunction, checkNumber } from "../option-checks.js";
 import type { BaseStore, Item } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
 import { currentActor } from "./actor.js";
@@ -42,6 +43,7 @@ export async function cleanup(store: BaseStore, options: CleanupOptions): Promis
   if (maxAge === undefined && keepLast === undefined) throw new InvalidArgumentError("cleanup needs maxAge, keepLast or both");
   if (maxAge !== undefined && !(Number.isFinite(maxAge) && maxAge >= 0)) throw new InvalidArgumentError(`maxAge must be minutes ≥ 0, got ${String(maxAge)}`);
   if (keepLast !== undefined && !(Number.isInteger(keepLast) && keepLast >= 0)) throw new InvalidArgumentError(`keepLast must be an integer ≥ 0, got ${String(keepLast)}`);
+  checkFunction(options.now, "now");
   const now = (options.now ?? Date.now)();
   const groups = new Map<string, Item[]>();
   for (const item of await allItems(store, options.namespace)) {
@@ -160,6 +162,10 @@ export async function runRetention(store: BaseStore, rules: RetentionRule[]): Pr
  * ```
  */
 export function scheduleRetention(store: BaseStore, rules: RetentionRule[], options: RetentionScheduleOptions = {}): () => void {
+  // setInterval holds at most 2^31-1 ms (~35,791 minutes); longer would fire every millisecond.
+  checkNumber(options.everyMinutes, "everyMinutes", { min: 0, minInclusive: false, max: 35_791 });
+  checkFunction(options.onError, "onError");
+  checkFunction(options.onRun, "onRun");
   const every = options.everyMinutes ?? 60;
   if (!(Number.isFinite(every) && every > 0)) throw new InvalidArgumentError(`everyMinutes must be a positive number, got ${String(every)}`);
   if (!Array.isArray(rules) || rules.length === 0) throw new InvalidArgumentError("scheduleRetention needs at least one rule");
