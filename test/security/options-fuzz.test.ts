@@ -207,7 +207,7 @@ const TARGETS: Target[] = [
     name: "createMemoryTools",
     make: (o) => createMemoryTools(o as never),
     base: () => ({ namespace: ["users", "{user_id}"], store: store() }),
-    options: { duplicateThreshold: "frac", maxSearchLimit: "int+" },
+    options: { duplicateThreshold: ["frac", [1.5]], maxSearchLimit: "int+" }, // above 1: duplicate detection off (documented)
   },
   {
     name: "recallMemoryContext",
