@@ -89,7 +89,7 @@ $("nsform").onsubmit = (e) => { e.preventDefault(); const v = $("nsinput").value
 $("searchform").onsubmit = (e) => { e.preventDefault(); loadMemories().catch((err) => status(err.message)); };
 $("forget").onclick = async () => {
   if (!current) return;
-  const typed = prompt("This deletes every memory under " + dotted(current) + " and its extraction cursors. Type the namespace to confirm:");
+  const typed = prompt("This erases every memory under " + dotted(current) + ", their kept versions and their extraction and episode cursors, and purges them from disk. Type the namespace to confirm:");
   if (typed !== dotted(current)) { status("not confirmed; nothing was deleted"); return; }
   const r = await api("inspector/api/forget", { method: "POST", body: JSON.stringify({ namespace: current, confirm: typed }) });
   await loadNamespaces(); await loadMemories();
