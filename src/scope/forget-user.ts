@@ -11,7 +11,7 @@ export interface ForgetUserResult {
   namespace: string[];
   /** Memories deleted (items under the namespace). */
   memories: number;
-  /** Extraction cursors deleted (items under `["memory_cursors", ...namespace]`). */
+  /** Extraction and episode cursors deleted (under `["memory_cursors", ...namespace]` and `["episode_cursors", ...namespace]`). */
   cursors: number;
   /** Kept versions deleted (under `["memory_history", ...]` of the memory and episode namespaces). */
   history: number;

@@ -11,7 +11,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { AuditLog, erasePerson, forgetUser, HNSWStore, ProtectedStore } from "../../src/index.js";
+import { AuditLog, erasePerson, forgetEpisodes, forgetUser, HNSWStore, ProtectedStore } from "../../src/index.js";
 import { createMemoryServer } from "../../src/server/index.js";
 import { inspectorPlugin } from "../../src/server/inspector/plugin.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
@@ -150,6 +150,30 @@ describe("every forget path leaves none of the person's texts in any file", () =
       if (left.length === 0) tally.held++;
       else tally.failures.push(`forget by ids: ${left.join(", ")}`);
       expect(left).toEqual([]);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it("forgetEpisodes: the turns, their kept versions and the episode cursor leave the disk", async () => {
+    const t = tempDir("forget-episodes-");
+    try {
+      await seed(t.dir);
+      const { store } = openStore(t.dir);
+      const later = "alice-episode-rewritten-with-her-address";
+      await store.put(["users", "alice", "episodes"], "t1-0", { text: later }); // the old turn becomes a version
+      await store.put(["episode_cursors", "users", "alice", "episodes"], "thread-1", { turn: 2, lastReply: "alice-episode-cursor-reply" }, false);
+      await store.close();
+      expect(onDisk(t.dir, [ALICE[4]!, later, "alice-episode-cursor-reply"])).toHaveLength(3);
+      const again = openStore(t.dir);
+      expect(await forgetEpisodes(again.store, ["users", "alice", "episodes"])).toBe(1);
+      await again.store.close();
+      tally.tried++;
+      const left = onDisk(t.dir, [ALICE[4]!, later, "alice-episode-cursor-reply"]);
+      if (left.length === 0) tally.held++;
+      else tally.failures.push(`forgetEpisodes: ${left.join(", ")}`);
+      expect(left).toEqual([]);
+      expect(onDisk(t.dir, BOB)).toEqual(BOB);
     } finally {
       t.cleanup();
     }
