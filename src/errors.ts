@@ -262,3 +262,52 @@ export class NotAStoreDirectoryError extends MemoryError {
     super(`${dir} cannot hold a langgraph-hnsw-memory store: ${reason}; pass --path with a new or empty directory, or the directory of an existing store`);
   }
 }
+
+// ---- privacy & option checks (issue 21) ----
+
+/** Shows an option's value in a message: JSON where it can, else its type (NaN, Infinity, functions, symbols). */
+function describeOptionValue(value: unknown): string {
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
+  if (typeof value === "function") return "a function";
+  if (typeof value === "symbol" || typeof value === "bigint") return `a ${typeof value}`;
+  try {
+    const json = JSON.stringify(value);
+    if (json === undefined) return String(value);
+    return json.length > 80 ? `${json.slice(0, 77)}...` : json;
+  } catch {
+    return `a ${typeof value}`;
+  }
+}
+
+/**
+ * An option of a public constructor or factory has the wrong type or is out
+ * of range (`null`, `NaN`, a negative number, `Infinity`, a string where a
+ * number belongs). It names the option and the value; nothing was changed.
+ */
+export class InvalidOptionError extends InvalidArgumentError {
+  constructor(
+    /** The option's path, as written in the options object (`ttl.defaultTtl`). */
+    readonly option: string,
+    /** The value that was given. */
+    readonly value: unknown,
+    /** What the option accepts. */
+    expected: string,
+  ) {
+    super(`option ${option} must be ${expected}, got ${describeOptionValue(value)}`);
+  }
+}
+
+/**
+ * The target of a migration (or an import) was left incomplete: the run
+ * that built it was killed before it finished. Open and `verify` refuse it;
+ * re-run the migration (it starts over) or delete the directory.
+ */
+export class IncompleteMigrationError extends MemoryError {
+  constructor(
+    message: string,
+    /** The directory (or store) that holds the partial copy. */
+    readonly target: string,
+  ) {
+    super(message);
+  }
+}

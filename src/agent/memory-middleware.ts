@@ -1,3 +1,4 @@
+import { checkBoolean, checkString } from "../option-checks.js";
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { isGraphBubbleUp } from "@langchain/langgraph";
@@ -147,8 +148,10 @@ function runConfig(runtime: RuntimeLike): LangGraphRunnableConfig {
  */
 export function memoryMiddleware(options: MemoryMiddlewareOptions) {
   if (!options || typeof options !== "object") throw new InvalidArgumentError("memoryMiddleware needs options: { namespace, ... }");
-  const mode = checkMode(options.mode ?? "preload");
+  const mode = checkMode(options.mode === undefined ? "preload" : options.mode);
   checkTemplate(options.namespace);
+  checkBoolean(options.handleToolErrors, "handleToolErrors");
+  checkString(options.name, "name");
   validateRecallOptions(options);
   checkEpisodeOptions(options.episodes);
   checkProcedureOptions(options.procedures);

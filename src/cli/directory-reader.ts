@@ -1,3 +1,4 @@
+import { refuseIncomplete } from "../store/hnsw/incomplete.js";
 import fs from "node:fs";
 import hnswlib from "hnswlib-node";
 import { CorruptStoreError } from "../errors.js";
@@ -38,6 +39,8 @@ export function readLogReadOnly(file: string, manifest?: Manifest | null): { rec
  * used for exports and for the read-only view of a locked directory.
  */
 export function readDirectory(dir: string, options: { vectors?: boolean } = {}): DirectoryView {
+  // A half-built migration target holds only part of the items: never read (or exported) as a store.
+  refuseIncomplete(dir);
   for (let attempt = 0; ; attempt++) {
     try {
       const view = readOnce(dir, options.vectors ?? false);

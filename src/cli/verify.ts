@@ -6,6 +6,7 @@ import { extractFieldTexts } from "../store/fields.js";
 import { indexFile, itemsFile, logFile, readItems, readManifest, type Manifest, type SnapshotItem } from "../store/hnsw/snapshot.js";
 import { readLogReadOnly } from "./directory-reader.js";
 import { verifyFile } from "../store/hnsw/checksum.js";
+import { refuseIncomplete } from "../store/hnsw/incomplete.js";
 import type { LogRecord } from "../store/hnsw/write-ahead-log.js";
 
 /** What `verify` found. */
@@ -30,6 +31,8 @@ export async function verifyDirectory(dir: string, options: { onProgress?: (done
   const notes: string[] = [];
   const checked = { items: 0, vectors: 0, logRecords: 0, generation: 0 };
   const report = () => ({ ok: problems.length === 0, problems, notes, checked });
+  // A half-built migration target holds only part of the items: refused, whatever its files say.
+  refuseIncomplete(dir);
   let manifest: Manifest | null;
   try {
     manifest = readManifest(dir);

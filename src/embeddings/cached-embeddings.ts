@@ -1,3 +1,4 @@
+import { checkBoolean, checkNumber } from "../option-checks.js";
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -136,6 +137,8 @@ export class CachedEmbeddings extends Embeddings {
     if (options.file !== undefined && (typeof options.file !== "string" || options.file === "")) {
       throw new InvalidArgumentError(`CachedEmbeddings file must be a non-empty path, got ${JSON.stringify(options.file)}`);
     }
+    checkNumber(options.maxEntries, "maxEntries", { min: 1, integer: true });
+    checkBoolean(options.symmetric, "symmetric");
     const maxEntries = options.maxEntries ?? 20_000;
     if (!Number.isInteger(maxEntries) || maxEntries < 1) {
       throw new InvalidArgumentError(`CachedEmbeddings maxEntries must be an integer >= 1, got ${String(options.maxEntries)}`);

@@ -1,3 +1,4 @@
+import { checkBoolean, checkNumber, checkOptionsObject } from "../option-checks.js";
 import { InvalidArgumentError } from "../errors.js";
 import { tokenize } from "./tokenize.js";
 
@@ -63,6 +64,10 @@ export class KeywordIndex {
   private totalLength = 0;
 
   constructor(options: KeywordIndexOptions = {}) {
+    checkOptionsObject(options, "KeywordIndex options");
+    checkNumber(options.k1, "k1", { min: 0 });
+    checkNumber(options.b, "b", { min: 0, max: 1 });
+    checkBoolean(options.stemming, "stemming");
     this.k1 = options.k1 ?? 1.2;
     this.b = options.b ?? 0.5;
     this.stemming = options.stemming ?? true;

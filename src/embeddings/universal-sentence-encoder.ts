@@ -1,3 +1,4 @@
+import { checkNumber } from "../option-checks.js";
 import { Embeddings, type EmbeddingsParams } from "@langchain/core/embeddings";
 import { EmbeddingError, InvalidArgumentError } from "../errors.js";
 import { sharedEmbeddingWorker } from "./embedding-worker.js";
@@ -132,6 +133,9 @@ export class UniversalSentenceEncoderEmbeddings extends Embeddings {
     if (this.thread !== "worker" && this.thread !== "main") {
       throw new InvalidArgumentError(`UniversalSentenceEncoderEmbeddings thread must be "worker" or "main", got ${JSON.stringify(options.thread)}`);
     }
+    checkNumber(options.batchSize, "batchSize", { min: 1, integer: true });
+    checkNumber(options.chunkChars, "chunkChars", { min: 50, integer: true });
+    checkNumber(options.maxChunks, "maxChunks", { min: 1, integer: true });
     this.batchSize = options.batchSize ?? 32;
     this.chunkChars = options.chunkChars ?? 1000;
     this.maxChunks = options.maxChunks ?? 32;

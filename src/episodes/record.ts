@@ -1,3 +1,4 @@
+import { MAX_TTL_MINUTES } from "../store/ttl.js";
 import type { BaseStore, PutOperation } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
 import { unreadFrom } from "../extract/cursor.js";
@@ -83,7 +84,7 @@ export async function recordEpisodes(options: RecordEpisodesOptions): Promise<st
   }
   if (typeof threadId !== "string" || threadId === "") throw new InvalidArgumentError(`recordEpisodes needs a threadId, got ${JSON.stringify(threadId)}`);
   if (!Array.isArray(messages)) throw new InvalidArgumentError("recordEpisodes needs `messages`, an array");
-  if (options.ttl !== undefined && (!Number.isFinite(options.ttl) || options.ttl <= 0)) {
+  if (options.ttl !== undefined && (!Number.isFinite(options.ttl) || options.ttl <= 0 || options.ttl > MAX_TTL_MINUTES)) {
     throw new InvalidArgumentError(`recordEpisodes ttl must be a positive number of minutes, got ${String(options.ttl)}`);
   }
   const when = toDate(options.now);

@@ -1,3 +1,4 @@
+import { checkBoolean, checkString } from "../option-checks.js";
 import type { BaseStore, GetOperation, Item } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
 import { episodeKey, toEpisode, type Episode } from "./episode.js";
@@ -58,6 +59,9 @@ export async function searchEpisodes(store: BaseStore, namespace: string[], opti
   checkLimit("limit", options.limit);
   checkLimit("pool", options.pool);
   checkRankOptions(options, "searchEpisodes");
+  checkBoolean(options.neighbours, "neighbours");
+  checkBoolean(options.rerank, "rerank");
+  checkString(options.threadId, "threadId");
   const limit = options.limit ?? 5;
   const query = options.query.trim();
   if (query === "") return [];

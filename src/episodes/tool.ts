@@ -47,6 +47,7 @@ export interface SearchConversationsToolOptions {
  * ```
  */
 export function createSearchConversationsTool(options: SearchConversationsToolOptions): StructuredToolInterface {
+  if (options?.maxLimit === null) throw new InvalidArgumentError("maxLimit must be a positive integer, got null");
   const maxLimit = options?.maxLimit ?? 20;
   if (!Number.isInteger(maxLimit) || maxLimit < 1) throw new InvalidArgumentError(`maxLimit must be a positive integer, got ${String(options?.maxLimit)}`);
   checkTemplate(options.namespace);

@@ -1,3 +1,5 @@
+import { MAX_TTL_MINUTES } from "../store/ttl.js";
+import { checkBoolean, checkString } from "../option-checks.js";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { z } from "zod";
@@ -90,6 +92,8 @@ export class MemoryExtractor {
       }
       return v;
     };
+    checkString(o.instructions, "instructions", true);
+    for (const name of ["enableUpdates", "enableDeletes", "structuredOutput", "keepHistory"] as const) checkBoolean(o[name], name);
     if (o.profileKey !== undefined && (typeof o.profileKey !== "string" || o.profileKey.length === 0)) {
       throw new InvalidArgumentError(`MemoryExtractor profileKey must be a non-empty string, got ${JSON.stringify(o.profileKey)}`);
     }
@@ -100,7 +104,7 @@ export class MemoryExtractor {
     this.enableDeletes = o.enableDeletes ?? false;
     this.structuredOutput = o.structuredOutput ?? supportsStructuredOutput(o.model);
     this.neighbours = int("neighbours", o.neighbours, 3, 1);
-    this.threshold = num("duplicateThreshold", o.duplicateThreshold, 0.95, -1, 1);
+    this.threshold = num("duplicateThreshold", o.duplicateThreshold, 0.95, 0, 1);
     this.profileKey = o.profileKey ?? "profile";
     this.maxAttempts = int("maxAttempts", o.maxAttempts, 3, 1);
     this.retryDelayMs = num("retryDelaySeconds", o.retryDelaySeconds, 1, 0, 3600) * 1000;
@@ -368,7 +372,7 @@ function validateSaveArgs(store: BaseStore, messages: readonly ConversationMessa
   if (!Array.isArray(namespace) || namespace.length === 0 || namespace.some((l) => typeof l !== "string" || l.length === 0)) {
     throw new InvalidArgumentError(`MemoryExtractor.save needs a non-empty namespace of labels, got ${JSON.stringify(namespace)}`);
   }
-  if (options.ttl !== undefined && (typeof options.ttl !== "number" || !(options.ttl > 0))) {
+  if (options.ttl !== undefined && (typeof options.ttl !== "number" || !(options.ttl > 0) || options.ttl > MAX_TTL_MINUTES)) {
     throw new InvalidArgumentError(`ttl must be a positive number of minutes, got ${options.ttl}`);
   }
 }

@@ -1,3 +1,4 @@
+import { checkFunction, checkString } from "../option-checks.js";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import type { Runnable } from "@langchain/core/runnables";
@@ -112,7 +113,7 @@ export const postloads = (mode: MemoryMode): boolean => mode === "postload" || m
 
 /** Validates a mode; throws {@link InvalidArgumentError} naming it. */
 export function checkMode(mode: unknown): MemoryMode {
-  if (!MODES.includes(mode as MemoryMode)) {
+  if (mode === null || !MODES.includes(mode as MemoryMode)) {
     throw new InvalidArgumentError(`mode must be one of ${MODES.map((m) => `"${m}"`).join(", ")}, got ${JSON.stringify(mode)}`);
   }
   return mode as MemoryMode;
@@ -138,8 +139,10 @@ export function callModel(options: CallModelOptions): (state: MessagesState, con
   if (!options || typeof options.model?.invoke !== "function") {
     throw new InvalidArgumentError("callModel needs `model`, a chat model");
   }
-  const mode = checkMode(options.mode ?? "preload");
+  const mode = checkMode(options.mode === undefined ? "preload" : options.mode);
   validateRecallOptions(options);
+  checkString(options.systemPrompt, "systemPrompt", true);
+  checkFunction(options.queryBuilder, "queryBuilder");
   checkTemplate(options.namespace);
   checkEpisodeOptions(options.episodes);
   checkProcedureOptions(options.procedures);

@@ -1,3 +1,4 @@
+import { checkBoolean, checkNumber } from "../option-checks.js";
 import type { BaseStore, SearchItem } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
 import { estimateTokens, formatMemoryLine, MEMORY_CONTEXT_HEADER, MEMORY_CONTEXT_PREAMBLE } from "./format-memories.js";
@@ -43,20 +44,17 @@ export interface RecallOptions {
   withKeys?: boolean;
 }
 
-function checkPositiveInt(name: string, value: number | undefined): void {
-  if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
-    throw new InvalidArgumentError(`${name} must be a non-negative integer, got ${String(value)}`);
-  }
-}
-
 /** Validates recall options; throws {@link InvalidArgumentError} naming the bad one. */
 export function validateRecallOptions(options: RecallOptions): void {
-  checkPositiveInt("limit", options.limit);
-  checkPositiveInt("recentScanLimit", options.recentScanLimit);
-  checkPositiveInt("maxTokens", options.maxTokens);
-  if (options.scoreThreshold !== undefined && !Number.isFinite(options.scoreThreshold)) {
-    throw new InvalidArgumentError(`scoreThreshold must be a finite number, got ${String(options.scoreThreshold)}`);
-  }
+  // limit 0 recalls nothing (documented); null, NaN, fractions and negatives are refused.
+  checkNumber(options.limit, "limit", { min: 0, integer: true });
+  // A scan of 0 items or a budget of 0 tokens would silently drop every memory.
+  checkNumber(options.recentScanLimit, "recentScanLimit", { min: 1, integer: true });
+  checkNumber(options.maxTokens, "maxTokens", { min: 1, integer: true });
+  // Scores are cosine similarities (or fused relevance) in [-1, 1]: a floor above 1 keeps nothing.
+  checkNumber(options.scoreThreshold, "scoreThreshold", { min: -1, max: 1 });
+  checkBoolean(options.fillWithRecent, "fillWithRecent");
+  checkBoolean(options.withKeys, "withKeys");
 }
 
 const time = (d: Date | string | undefined): number => (d === undefined ? 0 : new Date(d).getTime());

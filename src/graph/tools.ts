@@ -1,3 +1,4 @@
+import { checkNumber } from "../option-checks.js";
 import { randomUUID } from "node:crypto";
 import { tool, type StructuredToolInterface, type ToolRunnableConfig } from "@langchain/core/tools";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
@@ -41,7 +42,8 @@ export interface MemoryToolsOptions {
    * `remember` without a key updates an existing memory of the same
    * namespace instead of adding a new one when it is at least this similar
    * (cosine). Stores with `nearestInNamespace` (HNSWStore) compare the
-   * vectors directly; others are searched and their scores taken.
+   * vectors directly; others are searched and their scores taken. At least 0;
+   * above 1 turns duplicate detection off.
    * @default 0.95
    */
   duplicateThreshold?: number;
@@ -124,6 +126,10 @@ function formatHit(hit: SearchItem, shared: boolean): string {
  * ```
  */
 export function createMemoryTools(options: MemoryToolsOptions): StructuredToolInterface[] {
+  // A floor below 0 would take every search hit as a duplicate (a new memory would overwrite an old one);
+  // one above 1 turns duplicate detection off.
+  checkNumber(options.duplicateThreshold, "duplicateThreshold", { min: 0 });
+  checkNumber(options.maxSearchLimit, "maxSearchLimit", { min: 1, integer: true });
   const duplicateThreshold = options.duplicateThreshold ?? 0.95;
   const maxSearchLimit = options.maxSearchLimit ?? 20;
   if (!Number.isFinite(duplicateThreshold)) {

@@ -1,3 +1,4 @@
+import { checkBoolean } from "../option-checks.js";
 import type { BaseMessage } from "@langchain/core/messages";
 import { END, START, type StateGraph } from "@langchain/langgraph";
 import { InvalidArgumentError } from "../errors.js";
@@ -84,8 +85,9 @@ export function withMemory<G extends AnyStateGraph>(graph: G, options: WithMemor
     );
   }
   if (!options || typeof options !== "object") throw new InvalidArgumentError("withMemory needs options: { model, namespace, ... }");
-  const mode = checkMode(options.mode ?? "preload");
+  const mode = checkMode(options.mode === undefined ? "preload" : options.mode);
   checkTemplate(options.namespace);
+  checkBoolean(options.handleToolErrors, "handleToolErrors");
   checkEpisodeOptions(options.episodes);
   for (const name of Object.values(MEMORY_NODES)) {
     if (name in g.nodes) throw new InvalidArgumentError(`the graph already has a node named "${name}"; withMemory adds its own`);

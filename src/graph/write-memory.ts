@@ -1,3 +1,4 @@
+import { MAX_TTL_MINUTES } from "../store/ttl.js";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
@@ -75,7 +76,7 @@ export function writeMemory(options: WriteMemoryOptions): (state: { messages: Ba
   if (typeof debounceSeconds !== "number" || !Number.isFinite(debounceSeconds) || debounceSeconds < 0) {
     throw new InvalidArgumentError(`writeMemory debounceSeconds must be a number ≥ 0, got ${debounceSeconds}`);
   }
-  if (ttl !== undefined && (typeof ttl !== "number" || !(ttl > 0))) {
+  if (ttl !== undefined && (typeof ttl !== "number" || !(ttl > 0) || ttl > MAX_TTL_MINUTES)) {
     throw new InvalidArgumentError(`writeMemory ttl must be a positive number of minutes, got ${ttl}`);
   }
 

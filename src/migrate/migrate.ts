@@ -1,3 +1,4 @@
+import { checkBoolean, checkFunction, checkNumber, checkOptionsObject } from "../option-checks.js";
 import fs from "node:fs";
 import readline from "node:readline";
 import { InvalidArgumentError, MigrationVerificationError } from "../errors.js";
@@ -41,6 +42,14 @@ export interface MigrationReport {
   vectorsCopied: boolean;
   /** True when the target was re-read and matched. */
   verified: boolean;
+}
+
+/** Checks {@link MigrationOptions}: a batch size of 0, NaN or a fraction would loop forever or lose pages. */
+function checkMigrationOptions(options: MigrationOptions): void {
+  checkOptionsObject(options, "migration options");
+  checkNumber(options.batchSize, "batchSize", { min: 1, integer: true, max: 1_000_000 });
+  checkFunction(options.onProgress, "onProgress");
+  checkBoolean(options.verify, "verify");
 }
 
 function requireMigratable(store: unknown, what: string): MigratableStore {
@@ -102,6 +111,7 @@ async function copyInto(target: MigratableStore, pages: AsyncIterable<MemoryEntr
  * @throws {MigrationVerificationError} when the target does not match.
  */
 export async function migrateStore(source: unknown, target: unknown, options: MigrationOptions = {}): Promise<MigrationReport> {
+  checkMigrationOptions(options);
   const from = requireMigratable(source, "source");
   const to = requireMigratable(target, "target");
   const keep = sameEmbedder(await from.describeIndex(), await to.describeIndex());
@@ -115,6 +125,7 @@ export async function migrateStore(source: unknown, target: unknown, options: Mi
  * never leaves half a file under the name.
  */
 export async function exportStore(source: unknown, file: string, options: MigrationOptions = {}): Promise<MigrationReport> {
+  checkMigrationOptions(options);
   const from = requireMigratable(source, "source");
   const embedder = await from.describeIndex();
   const header: ExportHeader = { format: EXPORT_FORMAT, version: EXPORT_VERSION, embedder, exportedAt: new Date().toISOString() };
@@ -170,6 +181,7 @@ function readExport(file: string, batchSize: number): { header: Promise<ExportHe
  * Verified by count and content checksum at the end.
  */
 export async function importStore(file: string, target: unknown, options: MigrationOptions = {}): Promise<MigrationReport> {
+  checkMigrationOptions(options);
   const to = requireMigratable(target, "target");
   const { header, pages } = readExport(file, options.batchSize ?? 500);
   const keep = sameEmbedder((await header).embedder, await to.describeIndex());

@@ -1,3 +1,4 @@
+import { checkBoolean, checkNumber } from "../option-checks.js";
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, open, readFile, rename, writeFile, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
@@ -97,6 +98,8 @@ export class AuditLog {
     if (!options || typeof options.path !== "string" || options.path.length === 0) {
       throw new InvalidArgumentError("AuditLog needs { path }: the directory for its files");
     }
+    checkNumber(options.subjectDepth, "subjectDepth", { min: 1, integer: true });
+    checkBoolean(options.sync, "sync");
     const depth = options.subjectDepth ?? 2;
     if (!Number.isInteger(depth) || depth < 1) throw new InvalidArgumentError(`subjectDepth must be a positive integer, got ${String(depth)}`);
     this.path = options.path;

@@ -1,3 +1,4 @@
+import { checkBoolean } from "../option-checks.js";
 import { JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { EncryptionError, InvalidArgumentError } from "../errors.js";
 import { aeadOpen, aeadSeal, resolveKey, type EncryptionKey } from "../store/aead.js";
@@ -42,6 +43,7 @@ export class EncryptedSerializer implements SerializerProtocol {
 
   static async create(options: EncryptedSerializerOptions): Promise<EncryptedSerializer> {
     if (!options || options.key === undefined) throw new InvalidArgumentError("EncryptedSerializer needs { key }");
+    checkBoolean(options.readPlaintext, "readPlaintext");
     return new EncryptedSerializer(await resolveKey(options.key), options.inner ?? new JsonPlusSerializer(), options.readPlaintext ?? true);
   }
 

@@ -7,11 +7,19 @@ import {
   type PutOperation,
   type SearchOperation,
 } from "@langchain/langgraph-checkpoint";
-import { InvalidArgumentError } from "../errors.js";
+import { InvalidArgumentError, RedactionError } from "../errors.js";
+import { checkBoolean, checkFunction, checkHasMethods, checkNumber, checkOptionsObject } from "../option-checks.js";
+import { MAX_TTL_MINUTES } from "../store/ttl.js";
+import { bookkeepingMirrors } from "../store/hidden-namespaces.js";
+import { ERASE_TARGET } from "../scope/erase-prefixes.js";
 import { currentActor } from "./actor.js";
 import { INTERNAL_ROOTS, type AuditLog } from "./audit-log.js";
 import { versionPut } from "./history.js";
-import { applyRedactor, redactValue, type Redactor } from "./redact.js";
+import { applyRedactor, redactValue, type Redactor, type TextRedactor } from "./redact.js";
+import { replaceSpans } from "./normalize.js";
+import type { DetectorName } from "./detectors.js";
+
+const KEY_DETECTORS: readonly DetectorName[] = ["secret", "email", "card", "iban"];
 
 /** Options for {@link ProtectedStore}. */
 export interface ProtectedStoreOptions {
@@ -77,9 +85,11 @@ export class ProtectedStore extends BaseStore {
     if (!inner || typeof (inner as { batch?: unknown }).batch !== "function") {
       throw new InvalidArgumentError("ProtectedStore needs a store to wrap (a BaseStore)");
     }
-    if (options.historyTtl !== undefined && !(Number.isFinite(options.historyTtl) && options.historyTtl > 0)) {
-      throw new InvalidArgumentError(`historyTtl must be a positive number of minutes, got ${String(options.historyTtl)}`);
-    }
+    checkOptionsObject(options, "ProtectedStore options");
+    checkFunction(options.redactor, "redactor");
+    checkBoolean(options.history, "history");
+    checkHasMethods(options.audit, "audit", ["append", "close"]);
+    checkNumber(options.historyTtl, "historyTtl", { min: 0, minInclusive: false, max: MAX_TTL_MINUTES });
     this.inner = inner as StoreExtras;
     this.options = options;
   }
@@ -90,7 +100,10 @@ export class ProtectedStore extends BaseStore {
     // 1. Redact first: a redactor that throws fails the batch before anything is written or embedded.
     const rewritten: Operation[] = [];
     for (const op of operations) {
-      if (redactor && isPut(op) && op.value !== null) rewritten.push({ ...op, value: await redactValue(op.value, redactor) });
+      if (redactor && isPut(op) && op.value !== null) {
+        await refusePiiKey(redactor, op.key);
+        rewritten.push({ ...op, value: await redactValue(op.value, redactor) });
+      }
       else if (redactor && isSearch(op) && typeof op.query === "string") rewritten.push({ ...op, query: await applyRedactor(redactor, op.query) });
       else rewritten.push(op);
     }
@@ -146,12 +159,19 @@ export class ProtectedStore extends BaseStore {
     return this.inner.count(prefix);
   }
 
+  /** The store that erasure (`erasePerson`, `forgetUser`) works on: deletes through this one would be versioned. */
+  get [ERASE_TARGET](): BaseStore {
+    return this.inner;
+  }
+
   /**
-   * Deletes every item under `prefix` and records it in the audit trail. The
-   * history of those items is kept (use `erasePerson` to remove a person's
-   * memories, history, cursors and audit linkability together).
+   * Deletes every item under `prefix` and records it in the audit trail,
+   * with the prefix's bookkeeping: the kept versions of those items and
+   * their cursors (a forgotten namespace keeps no history). Use
+   * `erasePerson` to also make the person's audit entries unlinkable.
    */
   async deleteNamespace(prefix: string[]): Promise<number> {
+    for (const mirror of bookkeepingMirrors(prefix)) await deleteUnder(this.inner, mirror);
     const removed = await deleteUnder(this.inner, prefix);
     if (this.options.audit && removed > 0) {
       const actor = currentActor();
@@ -185,6 +205,23 @@ export async function deleteUnder(store: BaseStore, prefix: string[]): Promise<n
     if (page.length === 0) return removed;
     await store.batch(page.map((it) => ({ namespace: it.namespace, key: it.key, value: null })));
     removed += page.length;
+  }
+}
+
+/**
+ * An item key is an identifier: redacting it would merge different items
+ * into one, so a put whose key holds something the redactor removes is
+ * refused (the message does not repeat the key).
+ */
+async function refusePiiKey(redactor: Redactor, key: string): Promise<void> {
+  const spans = (redactor as Partial<TextRedactor>).spans;
+  // With the built-in detectors, a key is refused for a phone number only when it is one (ids and dates look alike).
+  const redacted =
+    typeof spans === "function"
+      ? replaceSpans(key, [...spans(key, KEY_DETECTORS), ...spans(key, ["phone"]).filter((s) => s.start === 0 && s.end === key.length)])
+      : await applyRedactor(redactor, key);
+  if (redacted !== key) {
+    throw new RedactionError(`the item key holds text the redactor removes (it would read ${JSON.stringify(redacted)}); use an opaque id as the key. Nothing was written`);
   }
 }
 

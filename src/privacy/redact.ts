@@ -1,4 +1,6 @@
-import { InvalidArgumentError, RedactionError } from "../errors.js";
+import { InvalidArgumentError, InvalidOptionError, RedactionError } from "../errors.js";
+import { DETECTOR_MATCHERS, type DetectorName } from "./detectors.js";
+import { normalizeForMatching, originalRange, replaceSpans, type Span } from "./normalize.js";
 
 /**
  * A redactor: takes a text the package is about to store or send to an
@@ -8,8 +10,13 @@ import { InvalidArgumentError, RedactionError } from "../errors.js";
  */
 export type Redactor = (text: string) => string | Promise<string>;
 
-/** The built-in detectors {@link createRedactor} can switch on. */
-export type DetectorName = "email" | "phone" | "card" | "iban" | "secret";
+export { luhnValid, ibanValid, type DetectorName } from "./detectors.js";
+
+/** A redactor made by {@link createRedactor}: also tells where its matches are. */
+export type TextRedactor = ((text: string) => string) & {
+  /** The ranges of `text` (original indices) that the redactor replaces, and their labels. */
+  readonly spans: (text: string, only?: readonly DetectorName[]) => Span[];
+};
 
 /** Options for {@link createRedactor}. */
 export interface RedactorOptions {
@@ -26,65 +33,17 @@ export interface RedactorOptions {
   patterns?: Record<string, RegExp>;
 }
 
-const EMAIL = /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g;
-// A run of 13–19 digits, optionally grouped by single spaces or dashes.
-const CARD = /\b\d(?:[ -]?\d){12,18}\b/g;
-const IBAN = /\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]){11,30}\b/g;
-// International or national numbers: +CC or a leading 0/(…), 7–15 digits in all.
-const PHONE = /(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?\d{2,4}(?:[\s.-]?\d{2,4}){2,4}\b/g;
-const SECRET =
-  /\b(?:(?:sk|pk)[-_][A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{30,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})\b/g;
-
-/** Luhn checksum over the digits of `s`. */
-export function luhnValid(s: string): boolean {
-  const digits = s.replace(/\D/g, "");
-  if (digits.length < 13 || digits.length > 19) return false;
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-    if (i % 2 === 1) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
-}
-
-/** ISO 13616 mod-97 check of an IBAN (spaces ignored). */
-export function ibanValid(s: string): boolean {
-  const iban = s.replace(/\s+/g, "").toUpperCase();
-  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban)) return false;
-  const moved = iban.slice(4) + iban.slice(0, 4);
-  let rest = 0;
-  for (const ch of moved) {
-    const code = ch.charCodeAt(0);
-    const part = code >= 65 ? String(code - 55) : ch;
-    for (const digit of part) rest = (rest * 10 + (digit.charCodeAt(0) - 48)) % 97;
-  }
-  return rest === 1;
-}
-
-const DETECTORS: Record<DetectorName, (text: string) => string> = {
-  email: (t) => t.replace(EMAIL, "[EMAIL]"),
-  card: (t) => t.replace(CARD, (m) => (luhnValid(m) ? "[CARD]" : m)),
-  iban: (t) => t.replace(IBAN, (m) => (ibanValid(m) ? "[IBAN]" : m)),
-  phone: (t) =>
-    t.replace(PHONE, (m) => {
-      const digits = m.replace(/\D/g, "").length;
-      return digits >= 7 && digits <= 15 ? "[PHONE]" : m;
-    }),
-  secret: (t) => t.replace(SECRET, "[SECRET]"),
-};
-
 /** Every built-in detector, in the order they run by default. */
 export const DEFAULT_DETECTORS: readonly DetectorName[] = ["secret", "email", "card", "iban", "phone"];
 
 /**
  * A redactor made of the built-in detectors (e-mail addresses, phone
  * numbers, payment card numbers that pass the Luhn check, IBANs that pass
- * mod-97, API-key-like secrets), each replaced by a typed placeholder such
- * as `[EMAIL]` or `[CARD]`.
+ * mod-97, API keys, tokens, private keys and `password=`-style secrets),
+ * each replaced by a typed placeholder such as `[EMAIL]` or `[CARD]`.
+ * Matching runs on a normalised copy of the text (NFKC, every Unicode digit
+ * as 0-9, invisible characters dropped), and only the matched ranges of the
+ * original are replaced. See docs/privacy.md for what is and isn't caught.
  *
  * @example
  * ```ts
@@ -92,23 +51,42 @@ export const DEFAULT_DETECTORS: readonly DetectorName[] = ["secret", "email", "c
  * redact("mail me at a@b.io"); // "mail me at [EMAIL]"
  * ```
  */
-export function createRedactor(options: RedactorOptions = {}): (text: string) => string {
+export function createRedactor(options: RedactorOptions = {}): TextRedactor {
+  if (options === null || typeof options !== "object") throw new InvalidOptionError("createRedactor options", options, "an options object or undefined");
+  if (options.detectors !== undefined && !Array.isArray(options.detectors)) throw new InvalidOptionError("detectors", options.detectors, "an array of detector names");
   const names = options.detectors ?? [...DEFAULT_DETECTORS];
   for (const name of names) {
-    if (!(name in DETECTORS)) {
-      throw new InvalidArgumentError(`unknown detector '${String(name)}' (known: ${Object.keys(DETECTORS).join(", ")})`);
+    if (typeof name !== "string" || !Object.hasOwn(DETECTOR_MATCHERS, name)) {
+      throw new InvalidArgumentError(`unknown detector '${String(name)}' (known: ${Object.keys(DETECTOR_MATCHERS).join(", ")})`);
     }
   }
+  if (options.patterns !== undefined && (options.patterns === null || typeof options.patterns !== "object" || Array.isArray(options.patterns))) throw new InvalidOptionError("patterns", options.patterns, "an object of global RegExps");
   const custom = Object.entries(options.patterns ?? {});
   for (const [name, re] of custom) {
     if (!(re instanceof RegExp) || !re.global) throw new InvalidArgumentError(`pattern '${name}' must be a global RegExp (/…/g)`);
   }
-  return (text: string) => {
-    let out = text;
-    for (const [name, re] of custom) out = out.replace(re, `[${name}]`);
-    for (const name of names) out = DETECTORS[name](out);
+  const spans = (text: string, only?: readonly DetectorName[]): Span[] => {
+    const n = normalizeForMatching(text);
+    let masked = n.text;
+    const out: Span[] = [];
+    const take = (label: string, ranges: { start: number; end: number }[]) => {
+      for (const r of ranges) {
+        if (r.end <= r.start) continue;
+        out.push({ ...originalRange(n, r.start, r.end), label });
+        // Later detectors see the match as a neutral run of the same length (offsets stay put).
+        masked = masked.slice(0, r.start) + "#".repeat(r.end - r.start) + masked.slice(r.end);
+      }
+    };
+    if (!only) for (const [label, re] of custom) take(label, [...masked.matchAll(re)].map((m) => ({ start: m.index!, end: m.index! + m[0].length })));
+    for (const name of names) {
+      if (only && !only.includes(name)) continue;
+      const d = DETECTOR_MATCHERS[name];
+      take(d.label, d.find(masked));
+    }
     return out;
   };
+  const redact = (text: string) => replaceSpans(text, spans(text));
+  return Object.assign(redact, { spans });
 }
 
 /** Runs a redactor, turning a throw or a non-string result into `RedactionError`. */
@@ -123,14 +101,70 @@ export async function applyRedactor(redactor: Redactor, text: string): Promise<s
   return out;
 }
 
-/** A copy of a JSON value with every string (keys excepted) passed through the redactor. */
+// Detectors whose matches are looked for across fields too (phone numbers are not: short numeric strings side by side look like one).
+const CROSS_FIELD: readonly DetectorName[] = ["secret", "email", "card", "iban"];
+
+/**
+ * A copy of a JSON value with every string and every object key passed
+ * through the redactor. Two keys that redact to the same text are kept apart
+ * (`[EMAIL]`, `[EMAIL]#2`). With a redactor from `createRedactor`, the string
+ * values are then read as one text (joined by spaces) so that a card number,
+ * IBAN, e-mail address or secret split across fields is redacted as well.
+ */
 export async function redactValue<T>(value: T, redactor: Redactor): Promise<T> {
-  if (typeof value === "string") return (await applyRedactor(redactor, value)) as T;
-  if (Array.isArray(value)) return (await Promise.all(value.map((v) => redactValue(v, redactor)))) as T;
-  if (value && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = await redactValue(v, redactor);
-    return out as T;
+  const leaves: { get: () => string; set: (s: string) => void }[] = [];
+  const walk = async (v: unknown, set: (s: string) => void): Promise<unknown> => {
+    if (typeof v === "string") {
+      const out = await applyRedactor(redactor, v);
+      const leaf = { text: out };
+      leaves.push({ get: () => leaf.text, set: (s) => set((leaf.text = s)) });
+      return out;
+    }
+    if (Array.isArray(v)) {
+      const arr: unknown[] = [];
+      for (let i = 0; i < v.length; i++) arr.push(await walk(v[i], (s) => (arr[i] = s)));
+      return arr;
+    }
+    if (v && typeof v === "object") {
+      const out: Record<string, unknown> = {};
+      for (const [k, child] of Object.entries(v)) {
+        let key = await applyRedactor(redactor, k);
+        if (Object.hasOwn(out, key)) {
+          let n = 2;
+          while (Object.hasOwn(out, `${key}#${n}`)) n++;
+          key = `${key}#${n}`;
+        }
+        const at = key;
+        out[at] = await walk(child, (s) => (out[at] = s));
+      }
+      return out;
+    }
+    return v;
+  };
+  const result = (await walk(value, () => {})) as T;
+  const spansOf = (redactor as Partial<TextRedactor>).spans;
+  if (typeof spansOf === "function" && leaves.length > 1) redactAcrossFields(leaves, spansOf);
+  return result;
+}
+
+function redactAcrossFields(leaves: { get: () => string; set: (s: string) => void }[], spansOf: TextRedactor["spans"]): void {
+  const texts = leaves.map((l) => l.get());
+  const starts: number[] = [];
+  let joined = "";
+  for (const t of texts) {
+    starts.push(joined.length);
+    joined += t + " ";
   }
-  return value;
+  const perLeaf: Span[][] = texts.map(() => []);
+  for (const span of spansOf(joined, CROSS_FIELD)) {
+    for (let i = 0; i < texts.length; i++) {
+      const s = Math.max(span.start, starts[i]!) - starts[i]!;
+      const e = Math.min(span.end, starts[i]! + texts[i]!.length) - starts[i]!;
+      const crosses = span.start < starts[i]! || span.end > starts[i]! + texts[i]!.length;
+      if (e > s && crosses) perLeaf[i]!.push({ start: s, end: e, label: span.label });
+    }
+  }
+  perLeaf.forEach((spans, i) => {
+    if (spans.length) leaves[i]!.set(replaceSpans(texts[i]!, spans));
+  });
 }

@@ -1,8 +1,9 @@
+import { checkFunction, checkNumber } from "../option-checks.js";
 import type { BaseStore, Item } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
 import { currentActor } from "./actor.js";
-import { INTERNAL_ROOTS } from "./audit-log.js";
-import { deleteUnder, ProtectedStore } from "./protected-store.js";
+import { ProtectedStore } from "./protected-store.js";
+import { erasePrefixes } from "../scope/erase-prefixes.js";
 import { personProcedureNamespaces } from "../scope/procedure-namespace.js";
 
 /** Options for {@link cleanup}. */
@@ -43,6 +44,7 @@ export async function cleanup(store: BaseStore, options: CleanupOptions): Promis
   if (maxAge === undefined && keepLast === undefined) throw new InvalidArgumentError("cleanup needs maxAge, keepLast or both");
   if (maxAge !== undefined && !(Number.isFinite(maxAge) && maxAge >= 0)) throw new InvalidArgumentError(`maxAge must be minutes ≥ 0, got ${String(maxAge)}`);
   if (keepLast !== undefined && !(Number.isInteger(keepLast) && keepLast >= 0)) throw new InvalidArgumentError(`keepLast must be an integer ≥ 0, got ${String(keepLast)}`);
+  checkFunction(options.now, "now");
   const now = (options.now ?? Date.now)();
   const groups = new Map<string, Item[]>();
   for (const item of await allItems(store, options.namespace)) {
@@ -94,7 +96,8 @@ export interface ErasureReport {
  * audit log — their audit entries are made unlinkable (their salt is
  * destroyed; the chain stays verifiable). With `userId`, their learned
  * instructions and feedback (procedural memory) go too. The right to be
- * forgotten beats the history. On HNSWStore, deleted data leaves the disk as its purge guarantee states.
+ * forgotten beats the history. On HNSWStore one compaction at the end purges
+ * the deleted texts and vectors from every file (log, snapshot, index, embedding cache).
  */
 export async function erasePerson(store: BaseStore, options: ErasePersonOptions): Promise<ErasureReport> {
   if (!Array.isArray(options?.namespaces) || options.namespaces.length === 0) {
@@ -103,14 +106,10 @@ export async function erasePerson(store: BaseStore, options: ErasePersonOptions)
   for (const ns of options.namespaces) {
     if (!Array.isArray(ns) || ns.length === 0) throw new InvalidArgumentError(`erasePerson: ${JSON.stringify(ns)} is not a non-empty namespace prefix`);
   }
-  const inner = store instanceof ProtectedStore ? store.inner : store;
   const report: ErasureReport = { namespaces: [], total: 0, auditUnlinked: false };
-  const procedures = options.userId === undefined ? [] : await personProcedureNamespaces(inner, options.userId);
-  for (const namespace of [...options.namespaces, ...procedures]) {
-    const items = await deleteUnder(inner, namespace);
-    const history = await deleteUnder(inner, ["memory_history", ...namespace]);
-    let cursors = 0;
-    for (const root of INTERNAL_ROOTS) if (root !== "memory_history") cursors += await deleteUnder(inner, [root, ...namespace]);
+  const procedures = options.userId === undefined ? [] : await personProcedureNamespaces(store, options.userId);
+  for (const erased of await erasePrefixes(store, [...options.namespaces, ...procedures])) {
+    const { namespace, items, history, cursors } = erased;
     report.namespaces.push({ namespace, items, history, cursors });
     report.total += items + history + cursors;
     const audit = store instanceof ProtectedStore ? store.options.audit : undefined;
@@ -173,6 +172,10 @@ export async function runRetention(store: BaseStore, rules: RetentionRule[]): Pr
  * ```
  */
 export function scheduleRetention(store: BaseStore, rules: RetentionRule[], options: RetentionScheduleOptions = {}): () => void {
+  // setInterval holds at most 2^31-1 ms (~35,791 minutes); longer would fire every millisecond.
+  checkNumber(options.everyMinutes, "everyMinutes", { min: 0, minInclusive: false, max: 35_791 });
+  checkFunction(options.onError, "onError");
+  checkFunction(options.onRun, "onRun");
   const every = options.everyMinutes ?? 60;
   if (!(Number.isFinite(every) && every > 0)) throw new InvalidArgumentError(`everyMinutes must be a positive number, got ${String(every)}`);
   if (!Array.isArray(rules) || rules.length === 0) throw new InvalidArgumentError("scheduleRetention needs at least one rule");

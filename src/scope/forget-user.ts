@@ -1,5 +1,5 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
-import { CURSOR_NAMESPACE_ROOT, EPISODE_CURSOR_ROOT, HISTORY_NAMESPACE_ROOT } from "../store/hidden-namespaces.js";
+import { erasePrefixes } from "./erase-prefixes.js";
 import { memoryNamespace, type NamespaceValues } from "./memory-namespace.js";
 import type { NamespaceTemplate } from "./namespace-template.js";
 import { waitForPendingWrites } from "./pending-writes.js";
@@ -12,7 +12,7 @@ export interface ForgetUserResult {
   namespace: string[];
   /** Memories deleted (items under the namespace). */
   memories: number;
-  /** Extraction cursors deleted (items under `["memory_cursors", ...namespace]`). */
+  /** Extraction and episode cursors deleted (under `["memory_cursors", ...namespace]` and `["episode_cursors", ...namespace]`). */
   cursors: number;
   /** Kept versions deleted (under `["memory_history", ...]` of the memory and episode namespaces). */
   history: number;
@@ -44,22 +44,6 @@ export interface ForgetUserOptions {
   userId?: string;
 }
 
-/** Items read per round when a store has no `deleteNamespace`. */
-const PAGE = 500;
-
-async function deleteUnder(store: BaseStore, prefix: string[]): Promise<number> {
-  const own = store as BaseStore & { deleteNamespace?: (prefix: string[]) => Promise<number> };
-  if (typeof own.deleteNamespace === "function") return own.deleteNamespace(prefix);
-  // Any other BaseStore: page through the prefix and delete what it holds.
-  let deleted = 0;
-  for (;;) {
-    const items = await store.search(prefix, { limit: PAGE });
-    if (items.length === 0) return deleted;
-    await store.batch(items.map((i) => ({ namespace: i.namespace, key: i.key, value: null })));
-    deleted += items.length;
-  }
-}
-
 /**
  * "Forget this person": deletes everything stored under the user's namespace
  * AND the extractor's cursors and kept versions (`memory_history`) for it,
@@ -70,8 +54,8 @@ async function deleteUnder(store: BaseStore, prefix: string[]): Promise<number> 
  * helpers does the same from resolved prefixes and also unlinks audit
  * entries.) Background
  * extractions for that namespace are run to completion first, so none lands
- * after the delete. On `HNSWStore`, call `compact()` afterwards for the
- * deleted texts and vectors to leave the disk at once.
+ * after the delete. On `HNSWStore` one compaction at the end purges the
+ * deleted texts and vectors from every file.
  *
  * @example
  * ```ts
@@ -92,19 +76,20 @@ export async function forgetUser(
   const procedures = userId === undefined ? [] : await personProcedureNamespaces(real, userId);
   await waitForPendingWrites(real, namespace);
   if (episodeNamespace) await waitForPendingWrites(real, episodeNamespace);
-  const memories = await deleteUnder(real, namespace);
-  const cursors = await deleteUnder(real, [CURSOR_NAMESPACE_ROOT, ...namespace]);
-  let history = await deleteUnder(real, [HISTORY_NAMESPACE_ROOT, ...namespace]);
+  // One erase for everything (one compaction at the end): memories, episodes, learned instructions.
+  const erased = await erasePrefixes(real, [namespace, ...(episodeNamespace ? [episodeNamespace] : []), ...procedures]);
+  const mine = erased[0]!;
+  const theirEpisodes = episodeNamespace ? erased[1] : undefined;
+  const memories = mine.items;
+  const cursors = mine.cursors;
+  let history = mine.history;
   let episodes = 0;
   let episodeCursors = 0;
-  if (episodeNamespace) {
-    episodes = await deleteUnder(real, episodeNamespace);
-    episodeCursors = await deleteUnder(real, [EPISODE_CURSOR_ROOT, ...episodeNamespace]);
-    history += await deleteUnder(real, [HISTORY_NAMESPACE_ROOT, ...episodeNamespace]);
+  if (theirEpisodes) {
+    episodes = theirEpisodes.items;
+    episodeCursors = theirEpisodes.cursors;
+    history += theirEpisodes.history;
   }
-  for (const ns of procedures) {
-    await deleteUnder(real, ns);
-    history += await deleteUnder(real, [HISTORY_NAMESPACE_ROOT, ...ns]);
-  }
+  for (const r of erased.slice(episodeNamespace ? 2 : 1)) history += r.history;
   return { namespace, memories, cursors, history, ...(procedures.length > 0 ? { procedures: procedures.length } : {}), ...(episodeNamespace ? { episodeNamespace } : {}), episodes, episodeCursors };
 }

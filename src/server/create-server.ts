@@ -1,3 +1,4 @@
+import { checkBoolean, checkFunction, checkString } from "../option-checks.js";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import Fastify, { type FastifyInstance } from "fastify";
 import { InvalidArgumentError } from "../errors.js";
@@ -46,6 +47,10 @@ export function createMemoryServer(options: MemoryServerOptions): FastifyInstanc
   for (const key of Array.isArray(options.apiKey) ? options.apiKey : options.apiKey !== undefined ? [options.apiKey] : []) {
     if (typeof key !== "string" || key.length < 8) throw new InvalidArgumentError("each apiKey must be a string of at least 8 characters");
   }
+  checkFunction(options.authenticate, "authenticate");
+  checkBoolean(options.allowUnauthenticated, "allowUnauthenticated");
+  checkBoolean(options.closeStore, "closeStore");
+  checkString(options.usersLabel, "usersLabel");
   const usersLabel = options.usersLabel ?? "users";
   if (!usersLabel || usersLabel.includes(".") || usersLabel === "langgraph") {
     throw new InvalidArgumentError(`usersLabel ${JSON.stringify(usersLabel)} is not a usable namespace label`);

@@ -3,6 +3,8 @@ import type { BaseStore, Item, SearchItem } from "@langchain/langgraph-checkpoin
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { InvalidArgumentError, NotFoundError } from "../errors.js";
 import { encodeLabel } from "../scope/namespace-template.js";
+import { eraseVersionsOf } from "../scope/erase-prefixes.js";
+import { erasePerson } from "../privacy/retention.js";
 import { scopeFor } from "./scope.js";
 
 /** A memory as the `/v1` endpoints return it. */
@@ -130,7 +132,14 @@ export function registerMemoryRoutes(app: FastifyInstance, store: BaseStore, opt
       }
     }
     const targets = [...doomed.values()];
+    if (b.all === true && !b.filter) {
+      // The whole user, as erasePerson forgets a person: memories, kept versions, cursors, purged from disk.
+      const erased = (await erasePerson(store, { namespaces: [ns] })).namespaces[0]!;
+      return { deleted: erased.items, ids: targets.map((t) => t.key) };
+    }
     if (targets.length) await store.batch(targets.map((t) => ({ namespace: t.namespace, key: t.key, value: null })));
+    // Forgotten means no kept version either (a ProtectedStore just made one of each delete).
+    await eraseVersionsOf(store, targets);
     return { deleted: targets.length, ids: targets.map((t) => t.key) };
   });
 

@@ -34,3 +34,14 @@ export function hiddenFromListing(namespace: readonly string[], conditions: read
   if (root === undefined || !HIDDEN_NAMESPACE_ROOTS.includes(root)) return false;
   return !(conditions ?? []).some((c) => c.matchType === "prefix" && c.path[0] === root);
 }
+
+/**
+ * The bookkeeping namespaces that belong to `prefix`: its kept versions and
+ * its cursors (`["memory_history", ...prefix]`, `["memory_cursors", ...prefix]`,
+ * `["episode_cursors", ...prefix]`). None for a prefix that is bookkeeping
+ * itself, or for the empty prefix (which already covers them).
+ */
+export function bookkeepingMirrors(prefix: readonly string[]): string[][] {
+  if (prefix.length === 0 || HIDDEN_NAMESPACE_ROOTS.includes(prefix[0]!)) return [];
+  return HIDDEN_NAMESPACE_ROOTS.map((root) => [root, ...prefix]);
+}

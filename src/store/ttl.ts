@@ -1,4 +1,5 @@
-import { InvalidArgumentError } from "../errors.js";
+import { InvalidArgumentError, InvalidOptionError } from "../errors.js";
+import { checkNumber } from "../option-checks.js";
 
 /**
  * Time-to-live settings, in the shape of LangGraph's Python `TTLConfig` and
@@ -7,10 +8,11 @@ import { InvalidArgumentError } from "../errors.js";
 export interface TTLConfig {
   /**
    * Minutes after which a put expires, when the put does not set its own
-   * `ttl`. Undefined means items never expire by default.
+   * `ttl`. Undefined or `null` means items never expire by default (as a
+   * per-put `ttl: null` does).
    * @default undefined
    */
-  defaultTtl?: number;
+  defaultTtl?: number | null;
   /**
    * Whether a get or search that returns an item restarts its TTL.
    * @default true
@@ -32,6 +34,9 @@ export interface TTLConfig {
  */
 export const MAX_TTL_MINUTES = 525_960_000;
 
+/** The longest sweep interval a Node timer can hold (2^31-1 ms), in minutes. */
+export const MAX_SWEEP_INTERVAL_MINUTES = 35_791;
+
 export function validateTtlMinutes(ttl: unknown, what: string): void {
   if (ttl === undefined || ttl === null) return;
   if (typeof ttl !== "number" || !Number.isFinite(ttl) || ttl <= 0) {
@@ -42,13 +47,30 @@ export function validateTtlMinutes(ttl: unknown, what: string): void {
   }
 }
 
+/**
+ * The TTL (minutes) a put gets: its own `ttl` (`null` = never expires), else
+ * the store's `defaultTtl` (`null` or undefined = never expires).
+ */
+export function effectiveTtl(putTtl: number | null | undefined, defaultTtl: number | null | undefined): number | undefined {
+  if (putTtl === null) return undefined;
+  const ttl = putTtl ?? defaultTtl;
+  return typeof ttl === "number" ? ttl : undefined;
+}
+
 export function validateTtlConfig(ttl: TTLConfig | undefined): void {
-  if (!ttl) return;
-  validateTtlMinutes(ttl.defaultTtl, "ttl.defaultTtl");
-  const s = ttl.sweepIntervalMinutes;
-  if (s !== undefined && (typeof s !== "number" || !Number.isFinite(s) || s < 0)) {
-    throw new InvalidArgumentError(`ttl.sweepIntervalMinutes must be a number >= 0, got ${JSON.stringify(s)}`);
+  if (ttl === undefined) return;
+  if (ttl === null || typeof ttl !== "object" || Array.isArray(ttl)) {
+    throw new InvalidOptionError("ttl", ttl, "an object ({ defaultTtl, refreshOnRead, sweepIntervalMinutes }) or undefined");
   }
+  if (ttl.refreshOnRead !== undefined && typeof ttl.refreshOnRead !== "boolean") {
+    throw new InvalidOptionError("ttl.refreshOnRead", ttl.refreshOnRead, "a boolean");
+  }
+  const d = ttl.defaultTtl;
+  if (d !== undefined && d !== null && !(typeof d === "number" && Number.isFinite(d) && d > 0 && d <= MAX_TTL_MINUTES)) {
+    throw new InvalidOptionError("ttl.defaultTtl", d, `a number of minutes > 0 and <= ${MAX_TTL_MINUTES}, or null for no expiry`);
+  }
+  // setInterval takes at most 2^31-1 ms; a longer interval would fire every millisecond.
+  checkNumber(ttl.sweepIntervalMinutes, "ttl.sweepIntervalMinutes", { min: 0, max: MAX_SWEEP_INTERVAL_MINUTES });
 }
 
 /** Runs `sweep` every `minutes`, on a timer that does not hold the process open. */

@@ -1,6 +1,7 @@
 import readline from "node:readline/promises";
 import type { Command } from "commander";
-import { CURSOR_NAMESPACE_ROOT } from "../../extract/cursor.js";
+import { bookkeepingMirrors } from "../../store/hidden-namespaces.js";
+import { erasePrefixes } from "../../scope/erase-prefixes.js";
 import { CliError } from "../../errors.js";
 import { chooseEmbedder } from "../embedders.js";
 import { formatNamespace, parseNamespace } from "../namespace-arg.js";
@@ -71,7 +72,7 @@ export function registerMaintenanceCommands(program: Command): void {
     .command("forget")
     .argument("<namespace>", "dotted (users.42) or a JSON array")
     .option("-y, --yes", "do not ask for confirmation")
-    .description("delete every memory under a namespace and its extraction cursors, and purge them from disk")
+    .description("delete every memory under a namespace, its kept versions and its extraction and episode cursors, and purge them from disk")
     .action(async (nsArg: string, o: { yes?: boolean }, cmd: Command) => {
       const g = globals(cmd);
       const ns = parseNamespace(nsArg);
@@ -79,22 +80,22 @@ export function registerMaintenanceCommands(program: Command): void {
       const store = await openStore(dir);
       try {
         const memories = await store.count(ns);
-        const cursorNs = [CURSOR_NAMESPACE_ROOT, ...ns];
-        const cursors = await store.count(cursorNs);
+        const bookkeeping = bookkeepingMirrors(ns);
+        let kept = 0;
+        for (const mirror of bookkeeping) kept += await store.count(mirror);
         if (!o.yes) {
-          if (!process.stdin.isTTY) throw new CliError(`forget would delete ${plural(memories, "memory", "memories")} and ${plural(cursors, "extraction cursor")} for good; pass --yes to confirm (nothing was deleted)`);
+          if (!process.stdin.isTTY) throw new CliError(`forget would delete ${plural(memories, "memory", "memories")} and ${plural(kept, "kept version or cursor", "kept versions and cursors")} for good; pass --yes to confirm (nothing was deleted)`);
           const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
-          const answer = await rl.question(`Forget ${plural(memories, "memory", "memories")} and ${plural(cursors, "extraction cursor")} under ${formatNamespace(ns)}? Type "yes": `);
+          const answer = await rl.question(`Forget ${plural(memories, "memory", "memories")} and ${plural(kept, "kept version or cursor", "kept versions and cursors")} under ${formatNamespace(ns)}? Type "yes": `);
           rl.close();
           if (answer.trim() !== "yes") throw new CliError("not confirmed; nothing was deleted");
         }
-        const deleted = await store.deleteNamespace(ns);
-        const deletedCursors = ns[0] === CURSOR_NAMESPACE_ROOT ? 0 : await store.deleteNamespace(cursorNs);
-        // Compaction rewrites the snapshot without them and scrubs their vectors; then the embedding cache.
-        await store.compact();
+        // As erasePerson: the items, their kept versions, extraction and episode cursors; one compaction purges them.
+        const [erased] = await erasePrefixes(store, [ns]);
         await purgeEmbeddingCache(dir);
-        if (g.json) return printJson({ namespace: ns, memories: deleted, cursors: deletedCursors });
-        process.stdout.write(`forgot ${formatNamespace(ns)}: ${plural(deleted, "memory", "memories")} and ${plural(deletedCursors, "extraction cursor")} deleted and purged from disk\n`);
+        const { items: deleted, cursors: deletedCursors, history } = erased!;
+        if (g.json) return printJson({ namespace: ns, memories: deleted, cursors: deletedCursors, history });
+        process.stdout.write(`forgot ${formatNamespace(ns)}: ${plural(deleted, "memory", "memories")}, ${plural(history, "kept version")} and ${plural(deletedCursors, "cursor")} deleted and purged from disk\n`);
       } finally {
         await store.close();
       }

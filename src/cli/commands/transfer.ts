@@ -8,6 +8,7 @@ import { EXPORT_FORMAT, EXPORT_VERSION, entryLine, type ExportHeader } from "../
 import { readDirectory } from "../directory-reader.js";
 import { importItems, readExportFile } from "../import-items.js";
 import { importFromHnswlib } from "../import-hnswlib.js";
+import { markIncomplete, promoteStaging, removeDeadStaging, stagingDir } from "../../store/hnsw/incomplete.js";
 import { migrateToPostgres } from "../migrate-postgres.js";
 import { parseNamespace } from "../namespace-arg.js";
 import { isStoreDir, liveMessage, livePid, requireStore, storeDir, storeDirState } from "../open-store.js";
@@ -140,23 +141,29 @@ export function registerTransferCommands(program: Command): void {
       }
       const target = path.resolve(o.to);
       if (target === dir) throw new CliError("--to is the source directory itself");
+      // A run killed before (SIGKILL, power cut) left only a hidden staging directory: removed, this run starts over.
+      removeDeadStaging(target);
       if (fs.existsSync(target) && (isStoreDir(target) || fs.readdirSync(target).length > 0)) throw new CliError(`--to ${target} is not empty; migrate writes a new store`);
-      const created = !fs.existsSync(target);
       const pid = livePid(dir);
       if (pid !== undefined) process.stderr.write(`note: ${liveMessage(dir, pid)}; migrating its last snapshot plus the log\n`);
       const { header, items } = exportable(dir, [], true);
       const cancel = new Cancellation();
       const progress = new Progress("migrate", items.length);
+      // Built in a hidden sibling marked incomplete, renamed into place once whole: a killed run
+      // leaves no store at --to (and open and verify refuse the staging directory).
+      const staging = stagingDir(target);
+      fs.mkdirSync(staging, { mode: 0o700 });
+      markIncomplete(staging, dir);
       try {
-        const result = await importItems({ dir: target, header, items, embeddings: o.embeddings, progress, cancel });
+        const result = await importItems({ dir: staging, header, items, embeddings: o.embeddings, progress, cancel });
+        promoteStaging(staging, target);
         progress.stop();
         if (g.json) printJson({ ...result, to: target });
         else process.stdout.write(`migrated ${plural(result.imported, "item")} to ${target}${result.reusedVectors ? " (vectors copied)" : ""}\n`);
       } catch (err) {
-        progress.abandon();
-        // A partial copy is no use: remove what this command created.
-        if (created) fs.rmSync(target, { recursive: true, force: true });
-        else for (const f of fs.readdirSync(target)) fs.rmSync(path.join(target, f), { recursive: true, force: true });
+        progress.stop();
+        // A partial copy is no use: remove it.
+        fs.rmSync(staging, { recursive: true, force: true });
         throw err;
       } finally {
         cancel.dispose();

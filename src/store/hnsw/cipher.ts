@@ -150,14 +150,35 @@ export class FileCipher {
     }
   }
 
-  /** A fresh path in the RAM directory for one hnswlib read or write. */
+  /**
+   * A fresh path for one hnswlib read or write, alone in a new private
+   * directory under the RAM directory (mode 0700, named after this process
+   * so that another process can remove it once this one is dead). The file
+   * is created empty with mode 0600 before hnswlib opens it (hnswlib
+   * truncates it and keeps the mode), so the clear index is never readable
+   * by another user, even for a moment. Remove it with {@link releaseRamPath}.
+   */
   ramPath(dir: string): string {
+    const privateDir = fs.mkdtempSync(path.join(this.ramDir, `lhm-${process.pid}-`));
+    fs.chmodSync(privateDir, 0o700);
     const tag = createHash("sha256").update(path.resolve(dir)).digest("hex").slice(0, 12);
-    return path.join(this.ramDir, `lhm-${tag}-${process.pid}-${randomBytes(6).toString("hex")}.hnsw`);
+    const file = path.join(privateDir, `${tag}.hnsw`);
+    fs.closeSync(fs.openSync(file, "wx", 0o600));
+    return file;
+  }
+
+  /** Removes a {@link ramPath} file and its private directory. */
+  async releaseRamPath(file: string): Promise<void> {
+    await fs.promises.rm(path.dirname(file), { recursive: true, force: true });
   }
 }
 
-/** Removes index files left in the RAM directory by dead processes (a crash between write and unlink). */
+/**
+ * Removes what dead processes left in the RAM directory (a crash or SIGKILL
+ * between hnswlib's write and the unlink): their private `lhm-<pid>-…`
+ * directories, and the loose `lhm-<hash>-<pid>-<rand>.hnsw` files of older
+ * versions. Run at the open of every encrypted store that uses the directory.
+ */
 export function removeStaleRamFiles(ramDir: string): void {
   let names: string[];
   try {
@@ -166,9 +187,14 @@ export function removeStaleRamFiles(ramDir: string): void {
     return;
   }
   for (const name of names) {
-    const m = /^lhm-[0-9a-f]{12}-(\d+)-[0-9a-f]{12}\.hnsw$/.exec(name);
+    const m = /^lhm-[0-9a-f]{12}-(\d+)-[0-9a-f]{12}\.hnsw$/.exec(name) ?? /^lhm-(\d+)-[A-Za-z0-9]{6}$/.exec(name);
     if (!m) continue;
     const pid = Number(m[1]);
-    if (pid !== process.pid && !isAlive(pid)) fs.rmSync(path.join(ramDir, name), { force: true });
+    if (pid === process.pid || isAlive(pid)) continue;
+    try {
+      fs.rmSync(path.join(ramDir, name), { recursive: true, force: true });
+    } catch {
+      // Another user's leftovers (EPERM): theirs to remove; nothing of ours.
+    }
   }
 }

@@ -6,6 +6,7 @@ import { InvalidArgumentError, StoreClosedError } from "../../errors.js";
 import { embeddingsOf, type CheckedIndexConfig } from "../index-config.js";
 import { embedTexts, prepareBatch } from "./prepare-batch.js";
 import { validateNamespace } from "../namespace.js";
+import { bookkeepingMirrors } from "../hidden-namespaces.js";
 import type { RetrievalMode } from "./search.js";
 import type { NearestItem } from "../nearest.js";
 import type { DeleteNamespaceOptions, HNSWStoreOptions, StoreStats } from "./options.js";
@@ -365,7 +366,11 @@ export class HNSWStore extends MemoryStoreBase {
 
   /**
    * Deletes every item under `prefix` (whole labels) and returns how many:
-   * the "forget this person" call. By default it also compacts at once, so
+   * the "forget this person" call. The prefix's bookkeeping goes with it:
+   * its kept versions (`["memory_history", ...prefix]`) and its extraction
+   * and episode cursors (`["memory_cursors", ...prefix]`,
+   * `["episode_cursors", ...prefix]`, which hold the last reply's text); they
+   * are not in the count. By default it also compacts at once, so
    * that when it resolves no text or vector of those items is left in any
    * file of the directory (snapshot, log, index, embedding cache). With
    * `{ purge: false }` that waits for the next compaction (a later
@@ -380,8 +385,10 @@ export class HNSWStore extends MemoryStoreBase {
     }
     const state = await this.ensureOpen();
     return this.onState(state, async (hold) => {
+      let bookkeeping = 0;
+      for (const mirror of bookkeepingMirrors(prefix)) bookkeeping += await this.deleteWhere(state, mirror, () => true, hold);
       const n = await this.deleteWhere(state, prefix, () => true, hold);
-      if (n > 0 && options.purge !== false) await this.compactor.maybeCompact(true, hold);
+      if (n + bookkeeping > 0 && options.purge !== false) await this.compactor.maybeCompact(true, hold);
       return n;
     });
   }

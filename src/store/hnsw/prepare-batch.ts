@@ -6,7 +6,7 @@ import { validateFilter } from "../filter.js";
 import { validateNamespace } from "../namespace.js";
 import type { RetrievalMode } from "./search.js";
 import type { PreparedPut, StoreState } from "./store-state.js";
-import { validateTtlMinutes, type TTLConfig } from "../ttl.js";
+import { effectiveTtl, validateTtlMinutes, type TTLConfig } from "../ttl.js";
 import { validateValue } from "../validate-value.js";
 import { encodeVector } from "../../embeddings/vector-codec.js";
 import { encodeLogOps, type LogOp } from "./write-ahead-log.js";
@@ -188,7 +188,7 @@ export async function prepareBatch(operations: Operation[], ctx: PrepareContext)
       logOps.push({ t: "del", ns: [...p.namespace], key: p.key });
       continue;
     }
-    const ttl = p.ttl === null ? undefined : (p.ttl ?? ctx.ttl?.defaultTtl);
+    const ttl = effectiveTtl(p.ttl, ctx.ttl?.defaultTtl);
     const put: PreparedPut = {
       namespace: [...p.namespace],
       key: p.key,

@@ -1,5 +1,6 @@
 import { embedderIdentity } from "../../embeddings/identity.js";
-import { InvalidArgumentError } from "../../errors.js";
+import { InvalidOptionError } from "../../errors.js";
+import { checkBoolean, checkFunction, checkHasMethods, checkNumber, checkObject, checkOneOf, checkOptionsObject, checkPositiveInt, checkString } from "../../option-checks.js";
 import { checkIndexConfig, type CheckedIndexConfig } from "../index-config.js";
 import { validateTtlConfig } from "../ttl.js";
 import type { HNSWStoreOptions } from "./options.js";
@@ -11,13 +12,28 @@ import type { HnswSettings, VectorIndex } from "./vector-index.js";
  * retrieval, compactLogRatio) and returns the checked index config.
  */
 export function checkStoreOptions(options: HNSWStoreOptions): CheckedIndexConfig | undefined {
+  checkOptionsObject(options, "HNSWStore options");
+  checkString(options.path, "path");
   validateTtlConfig(options.ttl);
+  if (options.index === null) throw new InvalidOptionError("index", null, "an object { dims, embeddings } or undefined");
   const index = options.index ? checkIndexConfig(options.index) : undefined;
-  if (options.retrieval && !["vector", "keyword", "hybrid"].includes(options.retrieval)) {
-    throw new InvalidArgumentError(`retrieval must be "vector", "keyword" or "hybrid", got ${JSON.stringify(options.retrieval)}`);
-  }
-  if (options.compactLogRatio !== undefined && !(typeof options.compactLogRatio === "number" && options.compactLogRatio >= 0 && Number.isFinite(options.compactLogRatio))) {
-    throw new InvalidArgumentError(`compactLogRatio must be a finite number >= 0, got ${JSON.stringify(options.compactLogRatio)}`);
+  checkOneOf(options.retrieval, "retrieval", ["vector", "keyword", "hybrid"]);
+  checkOneOf(options.durability, "durability", ["fsync", "process"]);
+  checkObject(options.hnsw, "hnsw");
+  for (const name of ["M", "efConstruction", "efSearch", "initialCapacity"] as const) checkPositiveInt(options.hnsw?.[name], `hnsw.${name}`);
+  checkNumber(options.hnsw?.exactScanThreshold, "hnsw.exactScanThreshold", { min: 0, integer: true });
+  checkNumber(options.compactAfterBytes, "compactAfterBytes", { min: 0 });
+  checkNumber(options.compactLogRatio, "compactLogRatio", { min: 0 });
+  checkBoolean(options.embeddingCache, "embeddingCache");
+  checkBoolean(options.withoutEmbedder, "withoutEmbedder");
+  checkString(options.embedderIdentity, "embedderIdentity");
+  checkFunction(options.clock, "clock");
+  checkHasMethods(options.logger, "logger", ["warn"]);
+  if (options.encryption !== undefined) {
+    checkObject(options.encryption, "encryption");
+    if (options.encryption.key === undefined || options.encryption.key === null) throw new InvalidOptionError("encryption.key", options.encryption.key, "a 32-byte key, a base64/hex string of one, or a function returning one");
+    checkBoolean(options.encryption.migratePlaintext, "encryption.migratePlaintext");
+    checkString(options.encryption.ramDir, "encryption.ramDir");
   }
   return index;
 }

@@ -5,6 +5,7 @@ import type { FileCipher } from "./cipher.js";
 import { fileChecksumsAsync, verifyFileAsync } from "./checksum.js";
 import { fileSize } from "./files.js";
 import { DirectoryLock } from "./lock.js";
+import { refuseIncomplete } from "./incomplete.js";
 import {
   FORMAT,
   FORMAT_VERSION,
@@ -68,6 +69,11 @@ export class StoreFiles {
    * the caller's config says; a mismatch with the directory is an error.
    */
   async open(state: StoreState, index: IndexManifest | null, hnsw: HnswSettings | undefined, efSearchGiven: boolean): Promise<LoadedStore> {
+    // A wrong key (or a plain directory opened with one) is refused before anything is
+    // created or locked: such an open changes nothing in the directory, LOCK included.
+    refuseIncomplete(this.dir);
+    const before = fs.existsSync(this.dir) ? readManifest(this.dir) : null;
+    if (before) this.checkEncryption(before);
     fs.mkdirSync(this.dir, { recursive: true });
     this.lock = DirectoryLock.acquire(this.dir);
     // The index read started in the background, if any: a failed open waits for it to finish

@@ -416,7 +416,7 @@ export class VectorIndex {
       this.changedSinceFile.clear();
       return sum;
     } finally {
-      await fs.promises.rm(ram, { force: true });
+      await cipher.releaseRamPath(ram);
     }
   }
 }
@@ -430,7 +430,7 @@ export class VectorIndex {
 async function readSealedIndex(index: Hnsw, file: string, cipher: FileCipher): Promise<void> {
   const ram = cipher.ramPath(file);
   try {
-    const fd = fs.openSync(ram, "w", 0o600);
+    const fd = fs.openSync(ram, "r+");
     let authentic: boolean;
     try {
       authentic = cipher.openFileTo(file, fd, "hnsw");
@@ -440,7 +440,7 @@ async function readSealedIndex(index: Hnsw, file: string, cipher: FileCipher): P
     if (!authentic) throw new CorruptStoreError(`vector index ${file} fails authentication (corrupt or tampered)`, file);
     await index.readIndex(ram, false);
   } finally {
-    await fs.promises.rm(ram, { force: true });
+    await cipher.releaseRamPath(ram);
   }
 }
 

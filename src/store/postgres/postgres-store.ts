@@ -10,21 +10,23 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import type { Pool, PoolClient } from "pg";
 import { embedderIdentity } from "../../embeddings/identity.js";
-import { InvalidArgumentError, StoreClosedError } from "../../errors.js";
+import { StoreClosedError } from "../../errors.js";
 import { prepareBatch } from "../hnsw/prepare-batch.js";
 import type { RetrievalMode } from "../hnsw/search.js";
 import { validateNamespace } from "../namespace.js";
-import { startSweeper, validateTtlConfig } from "../ttl.js";
+import { bookkeepingMirrors } from "../hidden-namespaces.js";
+import { startSweeper } from "../ttl.js";
 import { MemoryStoreBase } from "../memory-store-base.js";
 import type { MemoryGetOperation, MemorySearchOperation } from "../operations.js";
 import type { PostgresMemoryStoreOptions, PostgresStoreStats } from "./options.js";
 import { loadPg } from "./load-pg.js";
 import { setupSchema, type IndexManifest, type SetupResult } from "./schema.js";
 import { ITEM_COLUMNS, runSearch, toSearchItem, type ItemRow } from "./search.js";
-import { isIdentifier, liveSql, nsPath, Params, scopeSql, tables, type Queryable, type Tables } from "./sql.js";
+import { liveSql, nsPath, Params, scopeSql, tables, type Queryable, type Tables } from "./sql.js";
 import { writeRun, type WriteOp } from "./write.js";
 import { listNamespaces } from "./list-namespaces.js";
 import { PlanCache } from "./plan-cache.js";
+import { checkPostgresOptions } from "./check-options.js";
 import { exportRows, importRows } from "./transfer.js";
 import { validateValue } from "../validate-value.js";
 import type { EmbedderInfo, MemoryEntry } from "../../migrate/entry.js";
@@ -74,23 +76,9 @@ export class PostgresMemoryStore extends MemoryStoreBase {
 
   constructor(options: PostgresMemoryStoreOptions) {
     super();
-    if (!options || (!options.connectionString && !options.pool)) throw new InvalidArgumentError("PostgresMemoryStore needs connectionString or pool");
-    validateTtlConfig(options.ttl);
+    checkPostgresOptions(options);
     const schema = options.schema ?? "public";
     const prefix = options.tablePrefix ?? "memory_";
-    if (!isIdentifier(schema)) throw new InvalidArgumentError(`schema must be a lower-case SQL identifier, got ${JSON.stringify(schema)}`);
-    if (prefix !== "" && !isIdentifier(prefix)) throw new InvalidArgumentError(`tablePrefix must be a lower-case SQL identifier, got ${JSON.stringify(prefix)}`);
-    if (options.index) {
-      const { dims } = options.index;
-      if (!Number.isInteger(dims) || dims <= 0) throw new InvalidArgumentError(`index.dims must be a positive integer, got ${JSON.stringify(dims)}`);
-      if (!options.index.embeddings) throw new InvalidArgumentError("index.embeddings is required when index is set");
-    }
-    if (options.retrieval && !["vector", "keyword", "hybrid"].includes(options.retrieval)) {
-      throw new InvalidArgumentError(`retrieval must be "vector", "keyword" or "hybrid", got ${JSON.stringify(options.retrieval)}`);
-    }
-    for (const [name, v] of Object.entries(options.hnsw ?? {})) {
-      if (v !== undefined && (!Number.isInteger(v) || v < 1)) throw new InvalidArgumentError(`hnsw.${name} must be a positive integer, got ${JSON.stringify(v)}`);
-    }
     this.options = options;
     this.tables = tables(schema, prefix);
     this.clock = options.clock ?? Date.now;
@@ -276,11 +264,19 @@ export class PostgresMemoryStore extends MemoryStoreBase {
 
   // ---- Beyond the BaseStore contract ----
 
-  /** Deletes every item under `prefix` (whole labels) and returns how many. */
+  /**
+   * Deletes every item under `prefix` (whole labels) and returns how many,
+   * with the prefix's bookkeeping (kept versions and cursors, not counted),
+   * in one transaction. PostgreSQL frees the rows' space at its next VACUUM.
+   */
   async deleteNamespace(prefix: string[]): Promise<number> {
     validateNamespace(prefix, { forWrite: true, what: "namespace prefix" });
     this.plans.clear();
     return this.transaction(async (db) => {
+      for (const mirror of bookkeepingMirrors(prefix)) {
+        const m = new Params();
+        await db.query(`DELETE FROM ${this.tables.items} i WHERE ${scopeSql("i.ns", mirror, m)}`, m.values);
+      }
       const p = new Params();
       const r = await db.query(`DELETE FROM ${this.tables.items} i WHERE ${scopeSql("i.ns", prefix, p)}`, p.values);
       return r.rowCount ?? 0;

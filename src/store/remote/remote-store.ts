@@ -1,3 +1,4 @@
+import { checkFunction, checkNumber, checkObject, checkString } from "../../option-checks.js";
 import type { Operation, OperationResults } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError, RemoteStoreError } from "../../errors.js";
 import { MemoryStoreBase } from "../memory-store-base.js";
@@ -77,6 +78,12 @@ export class RemoteStore extends MemoryStoreBase {
     } catch {
       throw new InvalidArgumentError(`RemoteStore url ${JSON.stringify(options.url)} is not a valid URL`);
     }
+    checkString(options.apiKey, "apiKey");
+    checkObject(options.headers, "headers");
+    for (const [k, v] of Object.entries(options.headers ?? {})) checkString(v, `headers.${k}`, true);
+    // AbortSignal.timeout needs a positive whole number of milliseconds up to 2^31-1.
+    checkNumber(options.timeoutMs, "timeoutMs", { min: 1, integer: true, max: 2 ** 31 - 1 });
+    checkFunction(options.fetch, "fetch");
     this.url = options.url.replace(/\/+$/, "");
     this.headers = { "content-type": "application/json", ...options.headers };
     if (options.apiKey) this.headers["x-api-key"] = options.apiKey;
