@@ -27,6 +27,7 @@ import { listNamespaces } from "./list-namespaces.js";
 import { PlanCache } from "./plan-cache.js";
 import { exportRows, importRows } from "./transfer.js";
 import { validateValue } from "../validate-value.js";
+import { validateKey } from "../text-rules.js";
 import type { EmbedderInfo, MemoryEntry } from "../../migrate/entry.js";
 
 /**
@@ -341,6 +342,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
   async importEntries(entries: MemoryEntry[]): Promise<void> {
     for (const e of entries) {
       validateNamespace(e.namespace, { forWrite: true });
+      validateKey(e.key, `import ${JSON.stringify(e.namespace)}`);
       validateValue(e.value, `import ${JSON.stringify(e.namespace)}/${e.key}`);
     }
     const index = this.indexConfig ? { embeddings: this.indexConfig.embeddings, dims: this.indexConfig.dims } : undefined;
