@@ -49,6 +49,7 @@ const sizes = (args.get("sizes") ?? "10000,50000,100000").split(",").map(Number)
 const nQueries = Number(args.get("queries") ?? 50);
 const systems = (args.get("systems") ?? "ours,langgraph,hnsw").split(",");
 const langgraphMax = Number(args.get("langgraph-max") ?? 50_000);
+const efSweep = (args.get("ef-sweep") ?? "100,200,300,400").split(",").filter(Boolean).map(Number);
 
 const userOf = (i: number) => (i < USER_ITEMS ? "u1" : `u${2 + (i % 999)}`);
 
@@ -56,6 +57,8 @@ interface Opened {
   store: BaseStore;
   close: () => Promise<void>;
   explain?: (prefix: string[], q: number) => Promise<string>;
+  /** All-users recall@10 and p50 at each `--ef-sweep` value of hnsw.efSearch. */
+  sweep?: (exact: Int32Array[]) => Promise<{ efSearch: number; recall: number; p50: number }[]>;
 }
 
 async function freshDatabase(serverUrl: string, name: string): Promise<string> {
@@ -100,6 +103,16 @@ async function open(system: string, serverUrl: string, n: number, embeddings: Pr
         await pool.end();
         return plans.map((p) => p.plan).join("\n---\n");
       },
+      sweep: async (exact) => {
+        const out = [];
+        for (const efSearch of efSweep) {
+          const probe = new PostgresMemoryStore({ connectionString: url, poolConfig: { max: 1 }, index, retrieval: "vector", hnsw: { efSearch } });
+          const runs = await timeRuns(nQueries, (q) => probe.search(["users"], { query: `q:${q}`, limit: K }), { warmup: Math.min(3, nQueries), from: 0 });
+          await probe.close();
+          out.push({ efSearch, recall: Number(recallAtK(runs.results.map((res) => res.map((r) => Number(r.key.slice(1)))), exact).toFixed(4)), p50: runs.lat.p50 });
+        }
+        return out;
+      },
     };
   }
   const store = new PostgresStore({ connectionOptions: { connectionString: url, max: CLIENTS }, index: { dims: DIMS, embed: embeddings, fields: ["text"] } });
@@ -111,7 +124,7 @@ async function runSystem(system: string, serverUrl: string, n: number, data: Flo
   const dir = await mkdtemp(join(os.tmpdir(), `bench-pg-${system}-`));
   const embeddings = new PrecomputedEmbeddings(data, queries, DIMS);
   const out: Record<string, unknown> = { system, n };
-  const { store, close, explain } = await open(system, serverUrl, n, embeddings, dir);
+  const { store, close, explain, sweep } = await open(system, serverUrl, n, embeddings, dir);
   try {
     const t = performance.now();
     for (let s = 0; s < n; s += BATCH) {
@@ -140,6 +153,7 @@ async function runSystem(system: string, serverUrl: string, n: number, data: Flo
     );
     out.clients8PerSec = Math.round(total / ((performance.now() - t8) / 1000));
     if (explain) out.plans = { all: await explain(["users"], 0), user: await explain(["users", "u1"], 0) };
+    if (sweep) out.efSweep = await sweep(exactAll);
   } finally {
     await close();
     await rm(dir, { recursive: true, force: true });

@@ -16,8 +16,11 @@ export interface PostgresHnswOptions {
    */
   efConstruction?: number;
   /**
-   * Search-time beam width (`hnsw.ef_search`, raised to k when k is larger).
-   * @default 100
+   * Search-time beam width (`hnsw.ef_search`, raised to k when k is larger;
+   * pgvector's iterative scan walks further when a filter needs it). 100 gave
+   * recall@10 0.962 at 100k embedding-like 512-d vectors; see docs/postgres.md
+   * for the measured recall at each value.
+   * @default 300
    */
   efSearch?: number;
   /**

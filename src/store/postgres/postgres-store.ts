@@ -359,7 +359,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
 /** HNSW defaults (see PostgresHnswOptions). */
 const DEFAULT_M = 16;
 const DEFAULT_EF_CONSTRUCTION = 64;
-const DEFAULT_EF_SEARCH = 100;
+const DEFAULT_EF_SEARCH = 300;
 
 /** pgvector 0.8 added iterative index scans. */
 function iterativeScanSupported(version: string | undefined): boolean {
