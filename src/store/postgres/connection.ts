@@ -28,11 +28,23 @@ export interface StorePool {
  */
 export async function openPool(options: PostgresMemoryStoreOptions, logger: Logger): Promise<StorePool> {
   const onError = (err: Error) => logger.warn(`langgraph-hnsw-memory: PostgreSQL ended an idle connection (${err.message}); a new one is opened on the next query`);
+  // Every client also gets a listener of its own for its whole life: pg emits 'error' on a client
+  // whose connection ends even when the failing query already got the error, and a client handed
+  // from one user to the next has a moment with no listener at all. Failures reach the store
+  // through its queries; this one only keeps them from being uncaught.
+  const onConnect = (client: PoolClient) => void client.on("error", ignore);
   if (options.pool) {
     const pool = options.pool;
     const listen = pool.listenerCount("error") === 0;
     if (listen) pool.on("error", onError);
-    return { pool, release: async () => void (listen && pool.off("error", onError)) };
+    pool.on("connect", onConnect);
+    return {
+      pool,
+      release: async () => {
+        if (listen) pool.off("error", onError);
+        pool.off("connect", onConnect);
+      },
+    };
   }
   const pg = await loadPg();
   const pool = new pg.Pool({
@@ -42,6 +54,7 @@ export async function openPool(options: PostgresMemoryStoreOptions, logger: Logg
     connectionString: options.connectionString,
   });
   pool.on("error", onError);
+  pool.on("connect", onConnect);
   return { pool, release: () => pool.end() };
 }
 
@@ -162,4 +175,5 @@ export async function inTransaction<T>(pool: Pool, options: TransactionOptions, 
   }
 }
 
+const ignore = () => {};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
