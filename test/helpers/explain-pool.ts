@@ -17,12 +17,21 @@ export function explainingPool(connectionString: string, max = 4): { pool: pg.Po
   const plans: CapturedPlan[] = [];
   const wrapped = new WeakSet<pg.PoolClient>();
   const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
-  (pool as unknown as { connect: () => Promise<pg.PoolClient> }).connect = async () => {
+  type Callback = (err: Error | undefined, client?: pg.PoolClient, release?: () => void) => void;
+  // pg's own pool.query() calls connect with a callback: both forms are served.
+  (pool as unknown as { connect: (cb?: Callback) => Promise<pg.PoolClient> | void }).connect = (cb?: Callback) => {
+    const connected = wrappedConnect();
+    if (!cb) return connected;
+    connected.then((client) => cb(undefined, client, () => client.release()), (err: Error) => cb(err));
+  };
+  const wrappedConnect = async () => {
     const client = await connect();
     if (!wrapped.has(client)) {
       wrapped.add(client);
-      const query = client.query.bind(client) as (text: string, values?: unknown[]) => Promise<pg.QueryResult>;
-      (client as unknown as { query: typeof query }).query = async (text: string, values?: unknown[]) => {
+      const query = client.query.bind(client) as (text: string, values?: unknown[], cb?: unknown) => Promise<pg.QueryResult>;
+      (client as unknown as { query: typeof query }).query = async (text: string, values?: unknown[], cb?: unknown) => {
+        // pg's pool.query() passes a callback: those (never the store's) go through untouched.
+        if (cb !== undefined || typeof values === "function") return query(text, values, cb);
         if (typeof text === "string" && /^\s*SELECT/i.test(text) && text.includes("<=>")) {
           const r = await query(`EXPLAIN ${text}`, values);
           // Vector literals shortened: a 512-d one is 5 KB of digits.
