@@ -134,6 +134,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     if (!this.storePool) {
       this.storePool = await openPool(this.options, this.logger);
       this.pool = this.storePool.pool;
+      if (!this.options.pool) await limitOnPglite(this.pool, this.txOptions("setup"));
     }
     this.setupDone = await inTransaction(this.pool!, this.txOptions("setup"), (db) =>
       setupSchema(db, this.tables, {
@@ -354,6 +355,18 @@ export class PostgresMemoryStore extends MemoryStoreBase {
   get connectionPool(): Pool | undefined {
     return this.pool;
   }
+}
+
+/**
+ * PGlite (PostgreSQL in WebAssembly, served by @electric-sql/pglite-socket)
+ * is one session that runs one query at a time, and its socket server
+ * closes connections beyond its `maxConnections` (default 1) at once, which
+ * `pg` reports as "Connection terminated unexpectedly". More connections
+ * buy nothing there, so the store's own pool uses one.
+ */
+async function limitOnPglite(pool: Pool, options: Parameters<typeof inTransaction>[1]): Promise<void> {
+  const r = await inTransaction(pool, { ...options, mode: "read" }, (db) => db.query<{ v: string }>("SELECT version() AS v"));
+  if (/PGlite/i.test(r.rows[0]?.v ?? "")) (pool as unknown as { options: { max: number } }).options.max = 1;
 }
 
 /** HNSW defaults (see PostgresHnswOptions). */
