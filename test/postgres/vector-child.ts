@@ -11,7 +11,8 @@
  *   and one writer's user, and checks each hit: inside the prefix, and its
  *   score is the cosine between the query and its own text (its vector was
  *   written with the value, in the same transaction: never a stale or
- *   missing one; retrieval "vector", so scores are raw cosines). Prints `searches <n>` and `bad <reason>` per failed check.
+ *   missing one; retrieval "vector", so scores are raw cosines). Prints
+ *   `searches <n>` and `bad <reason>` per failed check.
  */
 import { PostgresMemoryStore } from "../../src/store/postgres/index.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
