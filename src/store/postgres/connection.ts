@@ -87,7 +87,7 @@ export function namedError(err: unknown, where: string, phase: "connect" | "run"
   if (phase === "commit") {
     return new DatabaseConnectionError(`${where}: the connection to PostgreSQL was lost during COMMIT (${detail}); the batch may or may not have been applied`, true, { cause: err });
   }
-  const hint = /Connection terminated unexpectedly/.test(detail) && phase === "connect"
+  const hint = /Connection terminated unexpectedly|ECONNRESET/.test(detail) && phase === "connect"
     ? " (a PGlite socket server closes connections beyond its maxConnections, default 1: start PGLiteSocketServer with maxConnections >= poolConfig.max, or set poolConfig.max to 1)"
     : "";
   return new DatabaseConnectionError(`${where}: PostgreSQL could not be reached or the connection was lost (${detail})${hint}; nothing was applied`, false, { cause: err });
