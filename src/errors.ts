@@ -311,3 +311,36 @@ export class IncompleteMigrationError extends MemoryError {
     super(message);
   }
 }
+
+// ---- PostgreSQL connections (issue 23) ----
+
+/**
+ * PostgreSQL could not be reached, or the connection broke (server restart,
+ * failover, `pg_terminate_backend`, a refused connection). `mayHaveApplied`
+ * says whether a write could have been committed anyway (the connection was
+ * lost while `COMMIT` was in flight); otherwise the batch was rolled back
+ * and may be retried. The driver's error is the `cause`.
+ */
+export class DatabaseConnectionError extends MemoryError {
+  constructor(
+    message: string,
+    /** True when the connection was lost during `COMMIT`: the batch may or may not have been applied. */
+    readonly mayHaveApplied: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message);
+    if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;
+  }
+}
+
+/**
+ * A PostgreSQL statement ran longer than the store's `statementTimeoutMs`
+ * (or no connection was free within `connectionTimeoutMs`). Nothing of the
+ * batch was applied. The driver's error is the `cause`.
+ */
+export class DatabaseTimeoutError extends MemoryError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message);
+    if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;
+  }
+}

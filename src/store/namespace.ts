@@ -1,4 +1,5 @@
 import { InvalidNamespaceError } from "../errors.js";
+import { MAX_NAMESPACE_BYTES, textProblem, utf8Bytes } from "./text-rules.js";
 import type { MatchCondition } from "@langchain/langgraph-checkpoint";
 
 /**
@@ -43,7 +44,9 @@ export interface ValidateNamespaceOptions {
  * into strings (namespaces are stored as JSON arrays), so `:` and `/` can
  * never make two namespaces collide.
  *
- * - labels are non-empty strings without `.` or NUL;
+ * - labels are non-empty strings without `.`, NUL or lone surrogates
+ *   ({@link textProblem}), and the whole namespace is at most
+ *   {@link MAX_NAMESPACE_BYTES} bytes;
  * - a namespace that is written to is non-empty and (unless
  *   `allowReservedRoot`) does not start with the reserved root label `langgraph`.
  *
@@ -66,6 +69,12 @@ export function validateNamespace(namespace: unknown, options: ValidateNamespace
     if (label === "") throw new InvalidNamespaceError(`${M.emptyLabel} ${what} ${JSON.stringify(namespace)} has an empty label`);
     if (label.includes(".")) throw new InvalidNamespaceError(`${M.period} ${what} label '${label}' contains '.'`);
     if (label.includes("\0")) throw new InvalidNamespaceError(`${M.nul} ${what} label ${JSON.stringify(label)} contains a NUL byte`);
+    const problem = textProblem(label);
+    if (problem) throw new InvalidNamespaceError(`${what} label ${JSON.stringify(label)} ${problem}`);
+  }
+  const bytes = namespace.reduce((n: number, label: string) => n + utf8Bytes(label), Math.max(0, namespace.length - 1));
+  if (bytes > MAX_NAMESPACE_BYTES) {
+    throw new InvalidNamespaceError(`${what} ${JSON.stringify(namespace).slice(0, 80)}… is ${bytes} bytes in UTF-8 (labels joined with '.'); the limit is ${MAX_NAMESPACE_BYTES} (MAX_NAMESPACE_BYTES)`);
   }
   if (options.forWrite && !options.allowReservedRoot && namespace[0] === "langgraph") {
     throw new InvalidNamespaceError(`${M.reservedRoot} ${what} ${JSON.stringify(namespace)} starts with the reserved root label 'langgraph'`);

@@ -1,4 +1,5 @@
 import { InvalidValueError } from "../errors.js";
+import { textProblem } from "./text-rules.js";
 
 /**
  * How deeply a stored value (or a filter operand) may nest objects and
@@ -9,8 +10,9 @@ export const MAX_VALUE_DEPTH = 100;
 
 /**
  * Checks that a value is a plain JSON object that survives a round trip to
- * disk unchanged: strings, finite numbers, booleans, null, arrays and plain
- * objects only. Dates, Maps, class instances, functions, BigInt, NaN, cycles,
+ * disk unchanged: strings (without NUL or lone surrogates, see
+ * `textProblem`), finite numbers, booleans, null, arrays and plain objects
+ * only. Dates, Maps, class instances, functions, BigInt, NaN, cycles,
  * Proxy objects and nesting deeper than {@link MAX_VALUE_DEPTH} levels are
  * rejected with the path of the offending part.
  *
@@ -64,7 +66,10 @@ function isProxy(v: unknown): boolean {
 
 function walk(v: unknown, path: string, seen: Set<unknown>, depth: number): string | undefined {
   switch (typeof v) {
-    case "string":
+    case "string": {
+      const problem = textProblem(v as string);
+      return problem ? `${path} ${problem}, which not every store can keep` : undefined;
+    }
     case "boolean":
     case "undefined":
       return undefined;
@@ -80,7 +85,10 @@ function walk(v: unknown, path: string, seen: Set<unknown>, depth: number): stri
       if (Array.isArray(v)) {
         for (let i = 0; i < v.length && !problem; i++) problem = walk(v[i], `${path}[${i}]`, seen, depth + 1);
       } else if (isPlainObject(v)) {
-        for (const [k, el] of Object.entries(v)) if ((problem = walk(el, `${path}.${k}`, seen, depth + 1))) break;
+        for (const [k, el] of Object.entries(v)) {
+          const keyProblem = textProblem(k);
+          if ((problem = keyProblem ? `${path} has a key ${JSON.stringify(k)} that ${keyProblem}` : walk(el, `${path}.${k}`, seen, depth + 1))) break;
+        }
       } else {
         problem = `${path} is ${kind(v)}; store plain JSON (e.g. dates as ISO strings)`;
       }

@@ -168,7 +168,7 @@ describe("writeEpisodes and withMemory record turns", () => {
   let c: StoreCase;
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), "episodes-graph-"));
-    c = await storeFactories()[1]!.make();
+    c = await storeFactories().at(-1)!.make();
   });
   afterEach(async () => {
     await c.cleanup();

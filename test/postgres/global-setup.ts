@@ -1,67 +1,60 @@
-import { execFileSync } from "node:child_process";
-import fs from "node:fs";
-import net from "node:net";
-import os from "node:os";
-import path from "node:path";
+import pg from "pg";
 import type { TestProject } from "vitest/node";
+import { pgBinDir, pgvectorInstalled, startPgCluster } from "../helpers/pg-cluster.js";
 
 /**
- * Starts a throwaway PostgreSQL server (Debian's `postgresql` package) for
- * `npm run test:postgres`: initdb in a temp directory, then pg_ctl on a free
- * port on 127.0.0.1. Run as root, the server runs as the `postgres` OS user
- * (PostgreSQL refuses root). With DATABASE_URL set, that server is used instead
- * and nothing is started.
+ * Starts a throwaway PostgreSQL server for `npm run test:postgres` (see
+ * test/helpers/pg-cluster.ts) and creates the pgvector extension in it. With
+ * DATABASE_URL set, that server is used instead and nothing is started.
+ *
+ * pgvector is required in CI (the `CI` variable is set): a server without it
+ * fails the suite at once, with the reason. Elsewhere the tests that need
+ * vectors on the real server are skipped, and the reason is printed.
  */
 declare module "vitest" {
   export interface ProvidedContext {
     databaseUrl: string;
+    /** Whether the server has pgvector (`CREATE EXTENSION vector` succeeded). */
+    pgvector: boolean;
+    /** Why pgvector tests are skipped, when they are. */
+    pgvectorMissing: string;
   }
 }
 
-function binDir(): string {
-  if (process.env.PG_BIN) return process.env.PG_BIN;
-  const base = "/usr/lib/postgresql";
-  const versions = fs.existsSync(base) ? fs.readdirSync(base).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
-  if (!versions.length) throw new Error("no PostgreSQL server found under /usr/lib/postgresql (apt-get install postgresql), and DATABASE_URL is not set");
-  return path.join(base, versions[0], "bin");
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
+async function createVector(url: string): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query("CREATE EXTENSION IF NOT EXISTS vector");
+    return undefined;
+  } catch (err) {
+    return `CREATE EXTENSION vector failed on ${url.replace(/\/\/[^@]*@/, "//")}: ${(err as Error).message}`;
+  } finally {
+    await client.end();
+  }
 }
 
 export default async function setup(project: TestProject) {
-  if (process.env.DATABASE_URL) {
-    project.provide("databaseUrl", process.env.DATABASE_URL);
-    return;
-  }
-  const bin = binDir();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pg-test-"));
-  fs.chmodSync(dir, 0o755);
-  const asRoot = process.getuid?.() === 0;
-  const run = (cmd: string, args: string[]) =>
-    asRoot
-      ? execFileSync("runuser", ["-u", "postgres", "--", path.join(bin, cmd), ...args], { stdio: "pipe" })
-      : execFileSync(path.join(bin, cmd), args, { stdio: "pipe" });
-  const data = path.join(dir, "data");
-  fs.mkdirSync(data);
-  if (asRoot) execFileSync("chown", ["-R", "postgres", dir]);
-  run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"]);
-  const port = await freePort();
-  run("pg_ctl", ["-D", data, "-l", path.join(dir, "server.log"), "-w", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100 -c deadlock_timeout=50ms`, "start"]);
-  project.provide("databaseUrl", `postgres://postgres@127.0.0.1:${port}/postgres`);
-  return () => {
-    try {
-      run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+  let url = process.env.DATABASE_URL;
+  let stop: (() => void) | undefined;
+  if (!url) {
+    const bin = pgBinDir();
+    if (!bin) throw new Error("test:postgres: no PostgreSQL server found under /usr/lib/postgresql (apt-get install postgresql), and DATABASE_URL is not set");
+    if (!pgvectorInstalled(bin) && process.env.CI) {
+      throw new Error(`test:postgres: pgvector is not installed into ${bin} (run ../shared/tools/install-pgvector.sh); CI must run the PostgreSQL suite with vectors`);
     }
-  };
+    const cluster = await startPgCluster({ bin });
+    url = cluster.url;
+    stop = cluster.stop;
+  }
+  const missing = await createVector(url);
+  if (missing && process.env.CI) {
+    stop?.();
+    throw new Error(`test:postgres: ${missing}. CI must run the PostgreSQL suite with pgvector (../shared/tools/install-pgvector.sh)`);
+  }
+  if (missing) console.warn(`\n[test:postgres] SKIPPING the tests that need pgvector on the real server: ${missing}. Install it with ../shared/tools/install-pgvector.sh.\n`);
+  project.provide("databaseUrl", url);
+  project.provide("pgvector", !missing);
+  project.provide("pgvectorMissing", missing ?? "");
+  return stop;
 }

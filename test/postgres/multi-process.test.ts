@@ -3,11 +3,12 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PostgresMemoryStore } from "../../src/store/postgres/index.js";
+import { describeWithVectors } from "./real-server.js";
 
 /**
  * Several processes share one real PostgreSQL server (started by
- * global-setup.ts, or DATABASE_URL). No vector index: everything that does not
- * need pgvector.
+ * global-setup.ts, or DATABASE_URL): first without a vector index, then
+ * with pgvector, writers and readers at once (vector-child.ts).
  */
 const root = path.resolve(import.meta.dirname, "../..");
 const url = inject("databaseUrl");
@@ -15,6 +16,15 @@ const WRITERS = [1, 2, 10, 11];
 const BATCHES = 30;
 const schema = `mp_${process.pid}`;
 let admin: pg.Pool;
+
+function runChild(script: string, args: string[]): Promise<{ out: string; stderr: string; code: number | null }> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "test/postgres", script), ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stderr, out })));
+}
 
 function runWriter(id: number): Promise<{ acks: number[]; stderr: string; code: number | null }> {
   const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "test/postgres/writer-child.ts"), url, schema, String(id), String(BATCHES)], {
@@ -92,4 +102,51 @@ describe("PostgresMemoryStore shared by several processes", () => {
       await admin.query(`DROP SCHEMA IF EXISTS "${schema}_b" CASCADE`);
     }
   });
+});
+
+describeWithVectors("PostgresMemoryStore with vectors, several processes writing and searching at once", () => {
+  it("loses, duplicates and half-applies nothing; searches never see a vector of another value", async () => {
+    const vschema = `${schema}_v`;
+    const writers = [1, 2, 3];
+    const batches = 25;
+    try {
+      const runs = await Promise.all([
+        ...writers.map((id) => runChild("vector-child.ts", [url, vschema, "writer", String(id), String(batches)])),
+        runChild("vector-child.ts", [url, vschema, "reader", "1", "6000"]),
+        runChild("vector-child.ts", [url, vschema, "reader", "2", "6000"]),
+      ]);
+      for (const r of runs) {
+        expect(r.stderr).toBe("");
+        expect(r.code).toBe(0);
+        expect(r.out.match(/^bad .*$/gm) ?? []).toEqual([]);
+      }
+      for (const [i, id] of writers.entries()) {
+        const acks = [...runs[i].out.matchAll(/^ack (\d+)$/gm)].map((m) => Number(m[1])).sort((a, b) => a - b);
+        expect(acks, `writer ${id}`).toEqual(Array.from({ length: batches }, (_, b) => b));
+      }
+      const searches = runs.slice(writers.length).map((r) => Number(/^searches (\d+)$/m.exec(r.out)?.[1] ?? 0));
+      expect(Math.min(...searches)).toBeGreaterThan(5);
+      const t = `"${vschema}"`;
+      const counts = (
+        await admin.query(`SELECT (SELECT count(*) FROM ${t}.memory_items)::int AS items, (SELECT count(DISTINCT (ns, key)) FROM ${t}.memory_items)::int AS distinct_items,
+          (SELECT count(*) FROM ${t}.memory_vectors)::int AS vectors,
+          (SELECT count(*) FROM ${t}.memory_items i WHERE NOT EXISTS (SELECT 1 FROM ${t}.memory_vectors v WHERE v.ns = i.ns AND v.key = i.key))::int AS without_vector`)
+      ).rows[0];
+      expect(counts).toEqual({ items: writers.length * batches * 8, distinct_items: writers.length * batches * 8, vectors: writers.length * batches * 8, without_vector: 0 });
+      // Every vector is its own item's text (none stale, none of a neighbour): searching a text finds that item first.
+      const store = new PostgresMemoryStore({ connectionString: url, schema: vschema, index: { dims: 64, embeddings: new (await import("../helpers/fake-embeddings.js")).FakeEmbeddings({ dims: 64 }), fields: ["text"] } });
+      try {
+        for (const key of ["0-0", "12-5", "24-7"]) {
+          const item = await store.get(["users", "w2"], key);
+          const [top] = await store.search(["users", "w2"], { query: String(item!.value.text), limit: 1 });
+          expect(top.key).toBe(key);
+          expect(top.score).toBeCloseTo(1, 4);
+        }
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await admin.query(`DROP SCHEMA IF EXISTS "${vschema}" CASCADE`);
+    }
+  }, 300_000);
 });

@@ -8,6 +8,7 @@ import type { RetrievalMode } from "./search.js";
 import type { PreparedPut, StoreState } from "./store-state.js";
 import { effectiveTtl, validateTtlMinutes, type TTLConfig } from "../ttl.js";
 import { validateValue } from "../validate-value.js";
+import { validateKey } from "../text-rules.js";
 import { encodeVector } from "../../embeddings/vector-codec.js";
 import { encodeLogOps, type LogOp } from "./write-ahead-log.js";
 import { TimeSlicer } from "../../time-slice.js";
@@ -53,7 +54,7 @@ function validateOp(op: Operation, i: number, kind: Kind): void {
     // As in LangGraph's contract, the reserved root `langgraph` is refused by
     // put(), not by batch(): the framework writes under it through batch().
     validateNamespace(o.namespace, { forWrite: kind === "put" && (op as PutOperation).value !== null, allowReservedRoot: true });
-    if (typeof o.key !== "string") throw new InvalidArgumentError(`${where}: key must be a string, got ${JSON.stringify(o.key)}`);
+    validateKey(o.key, where);
   }
   if (kind === "put") {
     const p = op as PutOperation & { ttl?: number | null };

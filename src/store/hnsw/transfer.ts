@@ -4,6 +4,7 @@ import type { MemoryEntry } from "../../migrate/entry.js";
 import { extractFieldTexts } from "../fields.js";
 import { validateNamespace } from "../namespace.js";
 import { validateValue } from "../validate-value.js";
+import { validateKey } from "../text-rules.js";
 import { embedTexts } from "./prepare-batch.js";
 import type { PreparedPut, StoreState } from "./store-state.js";
 import { TimeSlicer } from "../../time-slice.js";
@@ -61,6 +62,7 @@ async function prepareImport(
 export function validateEntries(entries: MemoryEntry[]): void {
   for (const e of entries) {
     validateNamespace(e.namespace, { forWrite: true });
+    validateKey(e.key, `import ${JSON.stringify(e.namespace)}`);
     validateValue(e.value, `import ${JSON.stringify(e.namespace)}/${e.key}`);
   }
 }

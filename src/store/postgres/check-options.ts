@@ -36,6 +36,8 @@ export function checkPostgresOptions(options: PostgresMemoryStoreOptions): void 
     else checkPositiveInt(v, `hnsw.${name}`);
   }
   checkString(options.embedderIdentity, "embedderIdentity");
+  checkNumber(options.statementTimeoutMs, "statementTimeoutMs", { min: 0 });
+  checkNumber(options.connectionRetryMs, "connectionRetryMs", { min: 0 });
   checkNumber(options.maxRetries, "maxRetries", { min: 0, integer: true, max: 1000 });
   checkFunction(options.clock, "clock");
   checkHasMethods(options.logger, "logger", ["warn"]);

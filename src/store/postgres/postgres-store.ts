@@ -19,7 +19,7 @@ import { startSweeper } from "../ttl.js";
 import { MemoryStoreBase } from "../memory-store-base.js";
 import type { MemoryGetOperation, MemorySearchOperation } from "../operations.js";
 import type { PostgresMemoryStoreOptions, PostgresStoreStats } from "./options.js";
-import { loadPg } from "./load-pg.js";
+import { DEFAULT_CONNECTION_RETRY_MS, DEFAULT_STATEMENT_TIMEOUT_MS, inTransaction, openPool, type StorePool } from "./connection.js";
 import { setupSchema, type IndexManifest, type SetupResult } from "./schema.js";
 import { ITEM_COLUMNS, runSearch, toSearchItem, type ItemRow } from "./search.js";
 import { liveSql, nsPath, Params, scopeSql, tables, type Queryable, type Tables } from "./sql.js";
@@ -29,9 +29,8 @@ import { PlanCache } from "./plan-cache.js";
 import { checkPostgresOptions } from "./check-options.js";
 import { exportRows, importRows } from "./transfer.js";
 import { validateValue } from "../validate-value.js";
+import { validateKey } from "../text-rules.js";
 import type { EmbedderInfo, MemoryEntry } from "../../migrate/entry.js";
-
-const RETRYABLE = new Set(["40001", "40P01"]);
 
 /**
  * A LangGraph `BaseStore` on PostgreSQL (+ pgvector for semantic search), for
@@ -66,7 +65,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
   private readonly indexConfig?: IndexConfig;
   private readonly fields: string[] | null;
   private pool?: Pool;
-  private ownsPool = false;
+  private storePool?: StorePool;
   private setupDone?: SetupResult;
   private opening?: Promise<void>;
   private closed = false;
@@ -116,24 +115,18 @@ export class PostgresMemoryStore extends MemoryStoreBase {
   }
 
   private async doSetup(): Promise<void> {
-    if (!this.pool) {
-      if (this.options.pool) this.pool = this.options.pool;
-      else {
-        const pg = await loadPg();
-        this.pool = new pg.Pool({ ...this.options.poolConfig, connectionString: this.options.connectionString });
-        this.ownsPool = true;
-      }
+    if (!this.storePool) {
+      this.storePool = await openPool(this.options, this.logger);
+      this.pool = this.storePool.pool;
+      if (!this.options.pool) await limitOnPglite(this.pool, this.txOptions("setup"));
     }
-    const client = await this.pool.connect();
-    try {
-      this.setupDone = await setupSchema(client, this.tables, {
+    this.setupDone = await inTransaction(this.pool!, this.txOptions("setup"), (db) =>
+      setupSchema(db, this.tables, {
         index: this.manifest(),
-        m: this.options.hnsw?.m ?? 16,
-        efConstruction: this.options.hnsw?.efConstruction ?? 64,
-      });
-    } finally {
-      client.release();
-    }
+        m: this.options.hnsw?.m ?? DEFAULT_M,
+        efConstruction: this.options.hnsw?.efConstruction ?? DEFAULT_EF_CONSTRUCTION,
+      }),
+    );
     this.stopSweeper = startSweeper(this.options.ttl ? (this.options.ttl.sweepIntervalMinutes ?? 60) : 0, () => this.sweepExpired(), (err) =>
       this.logger.warn(`langgraph-hnsw-memory: TTL sweep failed: ${String(err)}`),
     );
@@ -145,31 +138,34 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     this.closed = true;
     this.stopSweeper();
     this.setupDone = undefined;
-    if (this.ownsPool && this.pool) await this.pool.end();
+    const own = this.storePool;
+    this.storePool = undefined;
     this.pool = undefined;
+    await own?.release();
   }
 
-  /** Runs `fn` in a transaction, retrying deadlocks and serialization failures. */
-  private async transaction<T>(fn: (db: PoolClient) => Promise<T>): Promise<T> {
-    await this.setup();
-    const maxRetries = this.options.maxRetries ?? 5;
-    for (let attempt = 0; ; attempt++) {
-      const client = await this.pool!.connect();
-      try {
-        await client.query("BEGIN");
-        const out = await fn(client);
-        await client.query("COMMIT");
-        return out;
-      } catch (err) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        const code = (err as { code?: string }).code;
-        if (!code || !RETRYABLE.has(code) || attempt >= maxRetries) throw err;
-        await new Promise((r) => setTimeout(r, 5 * 2 ** attempt * Math.random()));
-      } finally {
-        client.release();
-      }
-    }
+  private txOptions(where: string) {
+    return {
+      maxRetries: this.options.maxRetries ?? 5,
+      connectionRetryMs: this.options.connectionRetryMs ?? DEFAULT_CONNECTION_RETRY_MS,
+      statementTimeoutMs: this.options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+      logger: this.logger,
+      where: `PostgresMemoryStore ${this.tables.items} ${where}`,
+    };
   }
+
+  /**
+   * Runs `fn` in a transaction (see `inTransaction`): deadlocks and
+   * serialization failures retried, lost connections retried on a new one
+   * before COMMIT, named errors for the rest.
+   */
+  private async transaction<T>(fn: (db: PoolClient) => Promise<T>, where = "batch", mode: "read" | "write" = "write"): Promise<T> {
+    await this.setup();
+    return inTransaction(this.pool!, { ...this.txOptions(where), mode }, fn);
+  }
+
+  /** A Queryable whose every query is retried on a new connection when the old one is lost. */
+  private readonly reads: Queryable = { query: (text, params) => this.transaction((db) => db.query(text, params), "read", "read") };
 
   private get retrieval(): RetrievalMode {
     return this.options.retrieval ?? (this.indexConfig ? "hybrid" : "keyword");
@@ -189,7 +185,9 @@ export class PostgresMemoryStore extends MemoryStoreBase {
       now,
       logger: this.logger,
     });
-    if (operations.some((op) => "value" in op)) this.plans.clear();
+    const writes = operations.some((op) => "value" in op);
+    if (writes) this.plans.clear();
+    // Reads need no transaction (each statement sees its own snapshot under READ COMMITTED either way).
     return this.transaction(async (db) => {
       const results: unknown[] = [];
       const touched: [string, string][] = [];
@@ -213,9 +211,10 @@ export class PostgresMemoryStore extends MemoryStoreBase {
               retrieval: this.retrieval,
               hasVectors: !!this.indexConfig,
               fields: this.fields,
-              efSearch: this.options.hnsw?.efSearch ?? 100,
+              efSearch: this.options.hnsw?.efSearch ?? DEFAULT_EF_SEARCH,
               exactScanThreshold: this.options.hnsw?.exactScanThreshold ?? 2000,
               iterativeScan: iterativeScanSupported(this.setupDone?.pgvector),
+              inTransaction: writes,
               plans: this.plans,
             },
           );
@@ -240,7 +239,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
       await flush();
       await this.refresh(db, touched, now);
       return results as OperationResults<Op>;
-    });
+    }, writes ? "batch" : "read", writes ? "write" : "read");
   }
 
   private async getRow(db: Queryable, op: GetOperation, now: number): Promise<Item | null> {
@@ -295,9 +294,8 @@ export class PostgresMemoryStore extends MemoryStoreBase {
   /** Number of live items under `prefix` (all items by default). */
   async count(prefix: string[] = []): Promise<number> {
     validateNamespace(prefix, { what: "namespace prefix" });
-    await this.setup();
     const p = new Params();
-    const r = await this.pool!.query<{ n: string }>(
+    const r = await this.reads.query<{ n: string }>(
       `SELECT count(*) AS n FROM ${this.tables.items} i WHERE ${scopeSql("i.ns", prefix, p)} AND ${liveSql("i", this.clock(), p)}`,
       p.values,
     );
@@ -308,11 +306,11 @@ export class PostgresMemoryStore extends MemoryStoreBase {
   async stats(): Promise<PostgresStoreStats> {
     await this.setup();
     const t = this.tables;
-    const items = Number((await this.pool!.query<{ n: string }>(`SELECT count(*) AS n FROM ${t.items}`)).rows[0].n);
-    const vectors = this.indexConfig ? Number((await this.pool!.query<{ n: string }>(`SELECT count(*) AS n FROM ${t.vectors}`)).rows[0].n) : 0;
+    const items = Number((await this.reads.query<{ n: string }>(`SELECT count(*) AS n FROM ${t.items}`)).rows[0].n);
+    const vectors = this.indexConfig ? Number((await this.reads.query<{ n: string }>(`SELECT count(*) AS n FROM ${t.vectors}`)).rows[0].n) : 0;
     const tableBytes: Record<string, number> = {};
     for (const name of Object.values(t.raw)) {
-      const r = await this.pool!.query<{ b: string | null }>(`SELECT pg_total_relation_size(to_regclass($1)) AS b`, [`"${t.schema}"."${name}"`]);
+      const r = await this.reads.query<{ b: string | null }>(`SELECT pg_total_relation_size(to_regclass($1)) AS b`, [`"${t.schema}"."${name}"`]);
       if (r.rows[0].b !== null) tableBytes[name] = Number(r.rows[0].b);
     }
     const m = this.manifest();
@@ -330,13 +328,14 @@ export class PostgresMemoryStore extends MemoryStoreBase {
   /** Every item (expired ones too) with timestamps, TTL and, when asked, vectors; in pages. */
   async *exportEntries(options: { batchSize?: number; vectors?: boolean } = {}): AsyncIterable<MemoryEntry[]> {
     await this.setup();
-    yield* exportRows(this.pool!, this.tables, options.batchSize ?? 500, !!this.indexConfig && options.vectors !== false);
+    yield* exportRows(this.reads, this.tables, options.batchSize ?? 500, !!this.indexConfig && options.vectors !== false);
   }
 
   /** Upserts entries as they are (one transaction); entries without vectors are embedded here. */
   async importEntries(entries: MemoryEntry[]): Promise<void> {
     for (const e of entries) {
       validateNamespace(e.namespace, { forWrite: true });
+      validateKey(e.key, `import ${JSON.stringify(e.namespace)}`);
       validateValue(e.value, `import ${JSON.stringify(e.namespace)}/${e.key}`);
     }
     const index = this.indexConfig ? { embeddings: this.indexConfig.embeddings, dims: this.indexConfig.dims } : undefined;
@@ -349,6 +348,23 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     return this.pool;
   }
 }
+
+/**
+ * PGlite (PostgreSQL in WebAssembly, served by @electric-sql/pglite-socket)
+ * is one session that runs one query at a time, and its socket server
+ * closes connections beyond its `maxConnections` (default 1) at once, which
+ * `pg` reports as "Connection terminated unexpectedly". More connections
+ * buy nothing there, so the store's own pool uses one.
+ */
+async function limitOnPglite(pool: Pool, options: Parameters<typeof inTransaction>[1]): Promise<void> {
+  const r = await inTransaction(pool, { ...options, mode: "read" }, (db) => db.query<{ v: string }>("SELECT version() AS v"));
+  if (/PGlite/i.test(r.rows[0]?.v ?? "")) (pool as unknown as { options: { max: number } }).options.max = 1;
+}
+
+/** HNSW defaults (see PostgresHnswOptions). */
+const DEFAULT_M = 16;
+const DEFAULT_EF_CONSTRUCTION = 64;
+const DEFAULT_EF_SEARCH = 300;
 
 /** pgvector 0.8 added iterative index scans. */
 function iterativeScanSupported(version: string | undefined): boolean {

@@ -53,53 +53,46 @@ export interface SetupResult {
 }
 
 /**
- * Brings the schema up to date and checks the recorded embedder, inside one
- * transaction under an advisory lock, so that several processes starting
- * together apply each migration once. Run on a dedicated client.
+ * Brings the schema up to date and checks the recorded embedder under an
+ * advisory lock, so that several processes starting together apply each
+ * migration once. Run inside one transaction (the caller's).
  */
 export async function setupSchema(db: Queryable, t: Tables, options: SetupOptions): Promise<SetupResult> {
-  await db.query("BEGIN");
-  try {
-    await db.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`langgraph-hnsw-memory:${t.items}`]);
-    await db.query(`CREATE SCHEMA IF NOT EXISTS "${t.schema}"`);
-    await db.query(`CREATE TABLE IF NOT EXISTS ${t.migrations} (version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)`);
-    const done = await db.query<{ version: number }>(`SELECT version FROM ${t.migrations} ORDER BY version`);
-    const applied = new Set(done.rows.map((r) => Number(r.version)));
-    const newest = Math.max(0, ...applied);
-    if (newest > SCHEMA_VERSION) {
-      throw new IncompatibleStoreError(`tables ${t.items} use schema version ${newest}, newer than this package's ${SCHEMA_VERSION}; upgrade langgraph-hnsw-memory`);
-    }
-    for (const m of MIGRATIONS) {
-      if (applied.has(m.version)) continue;
-      for (const statement of m.sql(t)) await db.query(statement);
-      await db.query(`INSERT INTO ${t.migrations} (version, name, applied_at) VALUES ($1, $2, $3)`, [m.version, m.name, Date.now()]);
-    }
-    const result: SetupResult = { schemaVersion: SCHEMA_VERSION };
-    const stored = (await db.query<{ value: IndexManifest }>(`SELECT value FROM ${t.meta} WHERE name = 'index'`)).rows[0]?.value ?? null;
-    const wanted = options.index;
-    await checkCompatible(db, t, stored, wanted);
-    if (wanted) {
-      await db.query("CREATE EXTENSION IF NOT EXISTS vector");
-      result.pgvector = (await db.query<{ v: string }>("SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'")).rows[0]?.v;
-      await db.query(`CREATE TABLE IF NOT EXISTS ${t.vectors} (
-        ns text COLLATE "C" NOT NULL,
-        key text NOT NULL,
-        field text NOT NULL,
-        embedding vector(${wanted.dims}) NOT NULL,
-        PRIMARY KEY (ns, key, field),
-        FOREIGN KEY (ns, key) REFERENCES ${t.items} (ns, key) ON DELETE CASCADE
-      )`);
-      await db.query(
-        `CREATE INDEX IF NOT EXISTS "${t.raw.vectors}_hnsw" ON ${t.vectors} USING hnsw (embedding vector_cosine_ops) WITH (m = ${options.m}, ef_construction = ${options.efConstruction})`,
-      );
-      if (!stored) await db.query(`INSERT INTO ${t.meta} (name, value) VALUES ('index', $1)`, [JSON.stringify(wanted)]);
-    }
-    await db.query("COMMIT");
-    return result;
-  } catch (err) {
-    await db.query("ROLLBACK").catch(() => undefined);
-    throw err;
+  await db.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`langgraph-hnsw-memory:${t.items}`]);
+  await db.query(`CREATE SCHEMA IF NOT EXISTS "${t.schema}"`);
+  await db.query(`CREATE TABLE IF NOT EXISTS ${t.migrations} (version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)`);
+  const done = await db.query<{ version: number }>(`SELECT version FROM ${t.migrations} ORDER BY version`);
+  const applied = new Set(done.rows.map((r) => Number(r.version)));
+  const newest = Math.max(0, ...applied);
+  if (newest > SCHEMA_VERSION) {
+    throw new IncompatibleStoreError(`tables ${t.items} use schema version ${newest}, newer than this package's ${SCHEMA_VERSION}; upgrade langgraph-hnsw-memory`);
   }
+  for (const m of MIGRATIONS) {
+    if (applied.has(m.version)) continue;
+    for (const statement of m.sql(t)) await db.query(statement);
+    await db.query(`INSERT INTO ${t.migrations} (version, name, applied_at) VALUES ($1, $2, $3)`, [m.version, m.name, Date.now()]);
+  }
+  const result: SetupResult = { schemaVersion: SCHEMA_VERSION };
+  const stored = (await db.query<{ value: IndexManifest }>(`SELECT value FROM ${t.meta} WHERE name = 'index'`)).rows[0]?.value ?? null;
+  const wanted = options.index;
+  await checkCompatible(db, t, stored, wanted);
+  if (wanted) {
+    await createVectorExtension(db);
+    result.pgvector = (await db.query<{ v: string }>("SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'")).rows[0]?.v;
+    await db.query(`CREATE TABLE IF NOT EXISTS ${t.vectors} (
+      ns text COLLATE "C" NOT NULL,
+      key text NOT NULL,
+      field text NOT NULL,
+      embedding vector(${wanted.dims}) NOT NULL,
+      PRIMARY KEY (ns, key, field),
+      FOREIGN KEY (ns, key) REFERENCES ${t.items} (ns, key) ON DELETE CASCADE
+    )`);
+    await db.query(
+      `CREATE INDEX IF NOT EXISTS "${t.raw.vectors}_hnsw" ON ${t.vectors} USING hnsw (embedding vector_cosine_ops) WITH (m = ${options.m}, ef_construction = ${options.efConstruction})`,
+    );
+    if (!stored) await db.query(`INSERT INTO ${t.meta} (name, value) VALUES ('index', $1)`, [JSON.stringify(wanted)]);
+  }
+  return result;
 }
 
 /** The same checks HNSWStore makes when it opens a directory. */
@@ -119,5 +112,27 @@ async function checkCompatible(db: Queryable, t: Tables, stored: IndexManifest |
   if (s.dims !== w.dims) throw new IncompatibleStoreError(`${where} hold ${s.dims}-dim vectors, but index.dims is ${w.dims}; use the original embedder`);
   if (s.embedder !== w.embedder) {
     throw new IncompatibleStoreError(`${where} were embedded with ${s.embedder}, but the configured embedder is ${w.embedder}; open them with the original embedder, or migrate into new tables`);
+  }
+}
+
+/**
+ * `CREATE EXTENSION IF NOT EXISTS vector`, with a message that says what to
+ * do when the server has no pgvector or the role may not create it.
+ */
+async function createVectorExtension(db: Queryable): Promise<void> {
+  if ((await db.query("SELECT 1 FROM pg_extension WHERE extname = 'vector'")).rows.length) return;
+  try {
+    // One creator at a time across schemas (two concurrent CREATE EXTENSIONs collide on pg_extension).
+    await db.query("SELECT pg_advisory_xact_lock(hashtext('langgraph-hnsw-memory:create extension vector'))");
+    await db.query("CREATE EXTENSION IF NOT EXISTS vector");
+  } catch (err) {
+    const e = err as { code?: string; message?: string };
+    if (e.code === "42501") {
+      throw new IncompatibleStoreError(`this role may not create the pgvector extension (${e.message}); run \`CREATE EXTENSION vector;\` once as a superuser or the database owner, or open the store without \`index\``);
+    }
+    if (e.code === "0A000" || e.code === "58P01" || /extension "vector" is not available|could not open extension control file/.test(e.message ?? "")) {
+      throw new IncompatibleStoreError(`the PostgreSQL server has no pgvector extension (${e.message}); install pgvector (e.g. the pgvector/pgvector Docker image, or your distribution's postgresql-NN-pgvector package), or open the store without \`index\``);
+    }
+    throw err;
   }
 }

@@ -55,6 +55,8 @@ export interface PgSearchContext {
   efSearch: number;
   exactScanThreshold: number;
   iterativeScan: boolean;
+  /** The batch runs in a transaction (else the index walk opens one for its SET LOCALs). */
+  inTransaction: boolean;
   /** Recent small/large decisions, to skip the count (none: count every time). */
   plans?: PlanCache;
 }
@@ -137,7 +139,7 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
 
   let vectorRanked: Ranked[] = [];
   if (useVectors) {
-    vectorRanked = small ? await exactVectors(req, ctx, q, poolSize) : await annVectors(req, ctx, q, poolSize, keep);
+    vectorRanked = small ? await exactVectors(req, ctx, q, poolSize, useKeywords ? 0 : need, keep) : await annVectors(req, ctx, q, poolSize, keep);
   }
   let ranked = vectorRanked;
   if (useKeywords) {
@@ -231,15 +233,38 @@ async function bestScores(ctx: PgSearchContext, q: Buffer, ids: string[]): Promi
   return out;
 }
 
-/** Exact: every vector of the items in scope, best per item (no index, so nothing is missed). */
-async function exactVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer, k: number): Promise<Ranked[]> {
+/**
+ * Exact: every vector of the items in scope, best per item (no index, so
+ * nothing is missed). The namespace range is applied to the vectors too, so
+ * their primary key (ns, key, field) reads just the scope's vectors: without
+ * it PostgreSQL read every vector of the table and hash-joined them to the
+ * scope's items, a cost that grew with the whole store. The first `withRows`
+ * come back with their item's columns (the page needs no second query).
+ */
+export function exactSql(
+  t: Tables,
+  req: Pick<PgSearchRequest, "namespacePrefix" | "filter">,
+  now: number,
+  q: Buffer,
+  k: number,
+  withRows = 0,
+): { text: string; values: unknown[] } {
   const p = new Params();
   const qp = p.add(q);
-  const r = await ctx.db.query<{ ns: string; key: string; d: number }>(
-    `SELECT v.ns, v.key, min(v.embedding <=> ${qp}::vector) AS d FROM ${ctx.tables.vectors} v JOIN ${ctx.tables.items} i ON i.ns = v.ns AND i.key = v.key
-     WHERE ${scopeWhere(req, ctx, p)} GROUP BY v.ns, v.key ORDER BY d, v.ns, v.key LIMIT ${p.add(k)}`,
-    p.values,
-  );
+  const d = `min(v.embedding <=> ${qp}::vector)`;
+  const first = `row_number() OVER (ORDER BY ${d}, i.ns, i.key) <= ${p.add(withRows)}`;
+  const text = `SELECT i.ns, i.key, ${d} AS d, CASE WHEN ${first} THEN i.value END AS value, CASE WHEN ${first} THEN i.index_fields END AS index_fields,
+       i.created_at, i.updated_at, i.ttl_minutes
+     FROM ${t.vectors} v JOIN ${t.items} i ON i.ns = v.ns AND i.key = v.key
+     WHERE ${scopeSql("v.ns", req.namespacePrefix, p)} AND ${scopeSql("i.ns", req.namespacePrefix, p)} AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)}
+     GROUP BY i.ns, i.key ORDER BY d, i.ns, i.key LIMIT ${p.add(k)}`;
+  return { text, values: p.values };
+}
+
+async function exactVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer, k: number, withRows = 0, keep?: (row: ItemRow) => boolean): Promise<Ranked[]> {
+  const { text, values } = exactSql(ctx.tables, req, ctx.now, q, k, withRows);
+  const r = await ctx.db.query<ItemRow & { d: number }>(text, values);
+  if (keep) for (const row of r.rows) if (row.value !== null) keep(row);
   return r.rows.map((row) => ({ id: rowId(row.ns, row.key), score: 1 - Number(row.d) }));
 }
 
@@ -273,9 +298,8 @@ async function annVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer,
     // The selection is large (it was counted): walk the index in distance order, never sort the scope.
     const settings = [`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(ctx.efSearch, kk))}`, "SET LOCAL enable_sort = off"];
     if (ctx.iterativeScan) settings.push("SET LOCAL hnsw.iterative_scan = relaxed_order");
-    await ctx.db.query(settings.join("; "));
     const { text, values } = annSql(ctx.tables, req, ctx.now, q, kk);
-    const r = await ctx.db.query<ItemRow & { d: number }>(text, values);
+    const r = await inLocalScope(ctx, settings, () => ctx.db.query<ItemRow & { d: number }>(text, values));
     for (const row of r.rows) keep(row);
     const best = new Map<string, number>();
     for (const row of r.rows) {
@@ -288,6 +312,23 @@ async function annVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer,
     // before pgvector 0.8, or hnsw.max_scan_tuples reached). Settle it exactly.
     if (r.rows.length < kk) return exactVectors(req, ctx, q, k);
     kk *= 2;
+  }
+}
+
+/** Runs `run` after `SET LOCAL`s, in a transaction of its own when the batch has none (SET LOCAL outside one does nothing). */
+async function inLocalScope<T>(ctx: PgSearchContext, settings: string[], run: () => Promise<T>): Promise<T> {
+  if (ctx.inTransaction) {
+    await ctx.db.query(settings.join("; "));
+    return run();
+  }
+  await ctx.db.query(["BEGIN", ...settings].join("; "));
+  try {
+    const out = await run();
+    await ctx.db.query("COMMIT");
+    return out;
+  } catch (err) {
+    await ctx.db.query("ROLLBACK").catch(() => undefined);
+    throw err;
   }
 }
 

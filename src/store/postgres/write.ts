@@ -21,7 +21,35 @@ export function keywordTexts(value: Record<string, unknown>, index: false | stri
  * stored as a `simple` tsvector so PostgreSQL matches exactly these terms.
  */
 export const keywordTerms = (value: Record<string, unknown>, index: false | string[] | undefined, fields: string[] | null): string =>
-  tokenize(keywordTexts(value, index, fields).join(" ")).join(" ");
+  boundedTerms(tokenize(keywordTexts(value, index, fields).join(" "))).join(" ");
+
+/** What a tsvector may hold (PostgreSQL refuses over 1 MB), with room to spare. */
+export const TSVECTOR_BUDGET = 900_000;
+
+/**
+ * The terms to store, so that their tsvector stays under
+ * {@link TSVECTOR_BUDGET}: all of them when they fit (each distinct term
+ * costs its bytes, a 4-byte entry and 2 bytes per position, at most 256);
+ * else each distinct term once, as many as fit, in order of first use. A
+ * very long text is then still stored whole and found by those terms (its
+ * keyword rank no longer counts repeats), where PostgreSQL would refuse it
+ * ("string is too long for tsvector").
+ */
+export function boundedTerms(terms: string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
+  let size = 0;
+  for (const [t, n] of counts) size += Buffer.byteLength(t) + 6 + 2 * Math.min(n, 256);
+  if (size <= TSVECTOR_BUDGET) return terms;
+  const out: string[] = [];
+  size = 0;
+  for (const t of counts.keys()) {
+    size += Buffer.byteLength(t) + 8;
+    if (size > TSVECTOR_BUDGET) break;
+    out.push(t);
+  }
+  return out;
+}
 
 /** A put or delete, ready to write. */
 export type WriteOp = { kind: "put"; put: PreparedPut } | { kind: "delete"; namespace: string[]; key: string };

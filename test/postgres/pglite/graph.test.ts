@@ -1,12 +1,8 @@
-import { HumanMessage } from "@langchain/core/messages";
 import { afterAll, describe, expect, it } from "vitest";
-import { MemoryExtractor } from "../../../src/extract/extractor.js";
-import { cursorNamespace } from "../../../src/extract/cursor.js";
 import { PostgresMemoryStore } from "../../../src/store/postgres/index.js";
 import { FakeEmbeddings } from "../../helpers/fake-embeddings.js";
-import { ScriptedChatModel } from "../../helpers/scripted-chat-model.js";
-import { NS, userText } from "../../extract/support.js";
-import { DIMS, storeOverride } from "../../graph/stores.js";
+import { DIMS } from "../../graph/stores.js";
+import { graphSuiteOverPostgres } from "../graph-suite.js";
 import { parseChatArgs } from "../../../examples/chatbot/args.js";
 import { OfflineDemoModel } from "../../../examples/chatbot/offline-model.js";
 import { ChatSession } from "../../../examples/chatbot/session.js";
@@ -14,63 +10,20 @@ import { tempDir } from "../../helpers/temp-dir.js";
 import { startPglite, type PgliteServer } from "./pglite.js";
 
 /**
- * The graph tests (callModel, the memory tools, withMemory) rerun over
- * PostgresMemoryStore on one PGlite engine, plus the extractor's
- * consolidation and cursor on it. ScriptedChatModel and FakeEmbeddings are
- * TEST DOUBLEs; the store and the engine are real.
+ * The graph, episode and extractor tests (graph-suite.ts) over
+ * PostgresMemoryStore on one PGlite engine, and the example chatbot with
+ * --postgres on it. ScriptedChatModel and FakeEmbeddings are TEST DOUBLEs;
+ * the store and the engine are real.
  */
 // Started while the file is collected (no hook timeout: PGlite's cold start can take minutes on a loaded machine).
 const started: Promise<PgliteServer> = startPglite();
 const server = () => started;
+let schemas = 0;
 afterAll(async () => {
   await (await started).stop();
 });
 
-async function pgStore(clock?: () => number) {
-  const s = await server();
-  const schema = s.freshSchema();
-  const embeddings = new FakeEmbeddings({ dims: DIMS });
-  const store = new PostgresMemoryStore({ pool: s.pool, schema, index: { dims: DIMS, embeddings, fields: ["text"] }, clock });
-  return {
-    store,
-    embeddings,
-    cleanup: async () => {
-      await store.close();
-      await s.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    },
-  };
-}
-
-storeOverride.factories = [{ name: "PostgresMemoryStore", make: () => pgStore() }];
-await import("../../graph/call-model.test.js");
-await import("../../graph/tools.test.js");
-await import("../../graph/with-memory.test.js");
-
-describe("extractor on PostgresMemoryStore", () => {
-  it("ADD, UPDATE, cursor and recall; the cursor never shows up in recall; ttl reaches the table", async () => {
-    const model = new ScriptedChatModel({
-      turns: ['["User lives in Berlin."]', '["User moved to Lisbon."]', '[{"fact": "f1", "action": "UPDATE", "id": "m1", "text": "User lives in Lisbon."}]', '["User plays chess."]', '[{"fact": "f1", "action": "ADD"}]'],
-    });
-    const extractor = new MemoryExtractor({ model });
-    const { store, cleanup } = await pgStore();
-    try {
-      const thread = [new HumanMessage({ id: "1", content: "I live in Berlin" })];
-      await extractor.save(store, thread, NS, { threadId: "t1" });
-      thread.push(new HumanMessage({ id: "2", content: "I moved to Lisbon" }));
-      await extractor.save(store, thread, NS, { threadId: "t1" });
-      const hits = await store.search(NS, { query: "where does the user live", limit: 10 });
-      expect(hits.map((h) => h.value.text)).toEqual(["User lives in Lisbon."]);
-      expect(await store.get(cursorNamespace(NS), "t1")).not.toBeNull();
-      thread.push(new HumanMessage({ id: "3", content: "I play chess" }));
-      await extractor.save(store, thread, NS, { threadId: "t1" });
-      expect(userText(model.calls[3])).toBe("Conversation:\nUser: I play chess");
-      const all = await store.search(NS, { limit: 10 });
-      expect(all.map((h) => h.value.text).sort()).toEqual(["User lives in Lisbon.", "User plays chess."]);
-    } finally {
-      await cleanup();
-    }
-  });
-});
+await graphSuiteOverPostgres({ pool: async () => (await server()).pool, freshSchema: () => `t${process.pid}_g${++schemas}` });
 
 describe("example chatbot with --postgres", () => {
   it("keeps a user's memories in PostgreSQL: written in one session, recalled in the next", async () => {
