@@ -4,19 +4,16 @@
  * DOUBLE embedder: nothing here searches by meaning): pick an agent, read
  * its history, diff and restore a version, and check the store.
  */
-import fs from "node:fs";
 import path from "node:path";
 import Fastify, { type FastifyInstance } from "fastify";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
 import { inspectorPlugin } from "../../src/server/inspector/plugin.js";
 import { getProcedure, setProcedure } from "../../src/procedures/store.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { tempDir } from "../helpers/temp-dir.js";
-
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = fs.existsSync(CHROMIUM);
+import { hasChromium, launch } from "./inspector-harness.js";
 
 describe.skipIf(!hasChromium)("inspector Procedures panel in headless Chromium", () => {
   let tmp: { dir: string; cleanup: () => void };
@@ -35,10 +32,7 @@ describe.skipIf(!hasChromium)("inspector Procedures panel in headless Chromium",
     app = Fastify();
     await app.register(inspectorPlugin, { store });
     url = await app.listen({ host: "127.0.0.1", port: 0 });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
+    browser = await launch();
     page = await browser.newPage();
     page.setDefaultTimeout(60_000);
   }, 180_000);
