@@ -1,6 +1,7 @@
 import { tokenize } from "../embeddings/tokenize.js";
 import { InvalidArgumentError } from "../errors.js";
 import { episodeKey, type Episode } from "./episode.js";
+import { previousTurnScores } from "./lexical.js";
 
 /**
  * Tuning for {@link rerankEpisodes}. The defaults were chosen on the `tune`
@@ -64,6 +65,18 @@ export interface EpisodeRankOptions {
    * @default 2.5
    */
   timeBoost?: number;
+  /**
+   * Weight of a keyword ranking of the candidates (the store's hits and the
+   * turns around them) by the words of the turn BEFORE each one (BM25 over
+   * the candidates), fused like the store's order: the candidate at rank r
+   * of it earns `contextWeight / (k + r)`. The reply to a question that names
+   * the topic ("Where was the whale watching?" → "Vancouver, I only got home
+   * on Sunday") is found without a second vector per turn. `0` turns it off
+   * (measured, not a default: it helped dev1 held out but not dev2's; see
+   * docs/episodes.md).
+   * @default 0
+   */
+  contextWeight?: number;
 }
 
 /** The defaults of {@link EpisodeRankOptions}. */
@@ -76,6 +89,7 @@ export const EPISODE_RANK_DEFAULTS: Required<EpisodeRankOptions> = {
   speakerBoost: 2,
   sessionDecay: 1,
   timeBoost: 2.5,
+  contextWeight: 0,
 };
 
 const WHEN_QUESTION = /\b(when|what (day|date|week|month|year|time)|how long ago|since when|which (day|date|week|month|year))\b/i;
@@ -106,6 +120,7 @@ export function checkRankOptions(o: EpisodeRankOptions, caller = "rerankEpisodes
   num("speakerBoost", (v) => v > 0, "a finite number > 0");
   num("timeBoost", (v) => v > 0, "a finite number > 0");
   num("sessionDecay", (v) => v > 0 && v <= 1, "a number in (0, 1]");
+  num("contextWeight", (v) => v >= 0, "a finite number >= 0");
 }
 
 /** Whether a question asks when something happened. */
@@ -123,7 +138,9 @@ export const neighbourWindow = (options: EpisodeRankOptions = {}): number => (us
 
 /** Whether the options spread a hit's score to the turns around it. */
 export const usesNeighbours = (options: EpisodeRankOptions = {}): boolean =>
-  (options.replyWeight ?? EPISODE_RANK_DEFAULTS.replyWeight) > 0 || (options.promptWeight ?? EPISODE_RANK_DEFAULTS.promptWeight) > 0;
+  (options.replyWeight ?? EPISODE_RANK_DEFAULTS.replyWeight) > 0 ||
+  (options.promptWeight ?? EPISODE_RANK_DEFAULTS.promptWeight) > 0 ||
+  (options.contextWeight ?? EPISODE_RANK_DEFAULTS.contextWeight) > 0;
 
 /**
  * Re-orders the store's hits (best first) for conversational recall. Each hit
@@ -145,7 +162,8 @@ export function rerankEpisodes(
   neighbours: ReadonlyMap<string, Episode> = new Map(),
 ): Episode[] {
   checkRankOptions(options);
-  const { k, replyWeight, promptWeight, window, minWords, speakerBoost, sessionDecay: decay, timeBoost: boost } = { ...EPISODE_RANK_DEFAULTS, ...definedOnly(options) };
+  const o = { ...EPISODE_RANK_DEFAULTS, ...definedOnly(options) };
+  const { k, replyWeight, promptWeight, window, minWords, speakerBoost, sessionDecay: decay, timeBoost: boost } = o;
   const asked = new Set(tokenize(query, { stemming: false }));
   const when = boost !== 1 && isWhenQuestion(query);
   const byKey = new Map<string, { episode: Episode; score: number; lent: number; order: number }>();
@@ -172,14 +190,22 @@ export function rerankEpisodes(
     }
   });
   const scored = [...byKey.values()];
-  for (const s of scored) {
+  const scale = scored.map((s) => {
     s.score += s.lent;
+    let x = 1;
     if (minWords > 0) {
       const n = tokenize(s.episode.text).length;
-      if (n < minWords) s.score *= (n + 1) / (minWords + 1);
+      if (n < minWords) x *= (n + 1) / (minWords + 1);
     }
-    if (speakerBoost !== 1 && asked.has(s.episode.speaker.toLowerCase())) s.score *= speakerBoost;
+    if (speakerBoost !== 1 && asked.has(s.episode.speaker.toLowerCase())) x *= speakerBoost;
+    return x;
+  });
+  if (o.contextWeight > 0) {
+    const lex = previousTurnScores(query, scored.map((s) => (s.episode.turn > 0 ? at(s.episode, s.episode.turn - 1) : undefined)));
+    const order = lex.map((x, i) => [x, i] as const).filter(([x]) => x > 0).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+    order.forEach(([, i], r) => (scored[i]!.score += o.contextWeight / (k + r + 1)));
   }
+  scored.forEach((s, i) => (s.score *= scale[i]!));
   if (decay >= 1) return scored.sort((a, b) => b.score - a.score || a.order - b.order).slice(0, limit).map((s) => s.episode);
   const picked = new Map<string, number>();
   const out: Episode[] = [];

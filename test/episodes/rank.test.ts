@@ -2,6 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { isWhenQuestion, mentionsTime, rerankEpisodes } from "../../src/episodes/rank.js";
 import type { Episode } from "../../src/episodes/episode.js";
+import { previousTurnScores } from "../../src/episodes/lexical.js";
+import { InvalidArgumentError } from "../../src/errors.js";
 
 const ep = (key: string, text: string, threadId = "t1", date = "2024-01-01"): Episode => ({ key, text, speaker: "user", threadId, turn: 0, date, timestamp: "" });
 
@@ -51,5 +53,37 @@ describe("rerankEpisodes neighbours, short turns and speakers", () => {
     expect(rerankEpisodes("what dog did Priya adopt", hits, 3, base)[0]!.key).toBe(hits[0]!.key);
     expect(rerankEpisodes("what dog did Priya adopt", hits, 3, { ...base, minWords: 3 })[0]!.key).toBe(hits[1]!.key);
     expect(rerankEpisodes("what did Dan say", [hits[1]!, hits[2]!], 2, { ...base, speakerBoost: 2 })[0]!.key).toBe(hits[2]!.key);
+  });
+});
+
+describe("rerankEpisodes contextWeight (keywords of the turn before)", () => {
+  const turn = (threadId: string, n: number, text: string): Episode => ({ key: `${threadId}#${String(n).padStart(6, "0")}`, text, speaker: "Ana", threadId, turn: n, date: "2024-01-01", timestamp: "" });
+  const off = { minWords: 0, speakerBoost: 1, timeBoost: 1, replyWeight: 0, promptWeight: 0 };
+
+  it("scores a turn by the words of the turn before it only, with idf over the candidates", () => {
+    const prompt = turn("t1", 3, "Where did the whale watching trip take you?");
+    const scores = previousTurnScores("Where did Ana go whale watching?", [prompt, undefined, turn("t2", 0, "Lovely weather today")]);
+    expect(scores[0]).toBeGreaterThan(0);
+    expect(scores[1]).toBe(0);
+    expect(scores[2]).toBe(0);
+    // the reply's own text names nothing the question asks: only its previous turn does
+    expect(previousTurnScores("whale watching", [undefined, prompt])[0]).toBe(0);
+  });
+
+  it("moves a reply whose previous turn names the topic above a hit the store ranked higher, only when on", () => {
+    const prompt = turn("t1", 3, "Where did the whale watching trip take you?");
+    const reply = turn("t1", 4, "Vancouver, I only got home on Sunday.");
+    const hits = [turn("t2", 0, "Holidays by the sea are the best"), turn("t3", 0, "Boats make me seasick"), reply];
+    const neighbours = new Map([[prompt.key, prompt]]);
+    const q = "Where did Ana go whale watching?";
+    expect(rerankEpisodes(q, hits, 3, { ...off, contextWeight: 0 }, neighbours)[0]!.key).toBe(hits[0]!.key);
+    expect(rerankEpisodes(q, hits, 3, { ...off, contextWeight: 1 }, neighbours)[0]!.key).toBe(reply.key);
+    // off by default
+    expect(rerankEpisodes(q, hits, 3, off, neighbours)[0]!.key).toBe(hits[0]!.key);
+  });
+
+  it("rejects a bad contextWeight with a named error", () => {
+    expect(() => rerankEpisodes("q", [], 1, { contextWeight: -1 })).toThrow(/contextWeight must be a finite number >= 0/);
+    expect(() => rerankEpisodes("q", [], 1, { contextWeight: Number.NaN })).toThrow(InvalidArgumentError);
   });
 });
