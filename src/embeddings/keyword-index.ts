@@ -33,7 +33,10 @@ export interface KeywordIndexOptions {
 export interface KeywordSearchOptions {
   /** Maximum number of hits to return. */
   limit: number;
-  /** Only documents in this set (or accepted by this predicate) may match. */
+  /**
+   * Only documents in this set (or accepted by this predicate) may match.
+   * @default undefined (every document)
+   */
   candidates?: ReadonlySet<string> | ((id: string) => boolean);
 }
 

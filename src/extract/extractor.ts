@@ -32,9 +32,15 @@ export type { MemoryExtractorOptions } from "./options.js";
 
 /** Options of {@link MemoryExtractor.save}. */
 export interface SaveOptions {
-  /** Time to live, in minutes, passed on each put operation; honoured by stores that read `ttl` on puts. */
+  /**
+   * Time to live, in minutes, passed on each put operation; honoured by stores that read `ttl` on puts.
+   * @default undefined (the store's own default TTL)
+   */
   ttl?: number;
-  /** The thread the messages come from: recorded on each memory and used for the incremental cursor. */
+  /**
+   * The thread the messages come from: recorded on each memory and used for the incremental cursor.
+   * @default undefined (no thread recorded, no cursor)
+   */
   threadId?: string;
 }
 

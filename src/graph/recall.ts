@@ -5,7 +5,10 @@ import { estimateTokens, formatMemoryLine, MEMORY_CONTEXT_HEADER, MEMORY_CONTEXT
 
 /** How {@link recallMemories} picks memories. */
 export interface RecallOptions {
-  /** The search query; when empty, only the newest memories are taken. */
+  /**
+   * The search query; when empty, only the newest memories are taken.
+   * @default undefined (newest memories only)
+   */
   query?: string;
   /**
    * Most memories to return.
@@ -38,6 +41,7 @@ export interface RecallOptions {
    * Budget, in estimated tokens (about four characters each), for the whole
    * memory-context message. Memories that do not fit are dropped, most
    * relevant kept first. No budget when unset.
+   * @default undefined (no budget)
    */
   maxTokens?: number;
   /** Whether lines will show keys (affects the token estimate). @default false */

@@ -146,7 +146,10 @@ export interface RetentionScheduleOptions {
    * @default console.warn
    */
   onError?: (err: unknown) => void;
-  /** Called with the reports of each run. */
+  /**
+   * Called with the reports of each run.
+   * @default undefined
+   */
   onRun?: (reports: CleanupReport[]) => void;
 }
 

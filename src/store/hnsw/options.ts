@@ -64,7 +64,10 @@ export interface HNSWStoreOptions {
    * @default undefined (items never expire)
    */
   ttl?: TTLConfig;
-  /** HNSW tuning. */
+  /**
+   * HNSW tuning.
+   * @default { M: 16, efConstruction: 200, efSearch: 200, initialCapacity: 16384, exactScanThreshold: 2000 }
+   */
   hnsw?: HnswOptions;
   /**
    * How searches with a `query` rank items: cosine similarity, BM25, or a

@@ -19,7 +19,10 @@ export interface ReindexOptions {
    * @default 64
    */
   batchSize?: number;
-  /** Called after each batch with items done and the total. */
+  /**
+   * Called after each batch with items done and the total.
+   * @default undefined (no progress reports)
+   */
   onProgress?: (done: number, total: number) => void;
 }
 

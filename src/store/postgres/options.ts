@@ -100,7 +100,10 @@ export interface PostgresMemoryStoreOptions {
    * @default undefined (items never expire)
    */
   ttl?: TTLConfig;
-  /** pgvector HNSW tuning. */
+  /**
+   * pgvector HNSW tuning.
+   * @default { m: 16, efConstruction: 64, efSearch: 300, exactScanThreshold: 2000 }
+   */
   hnsw?: PostgresHnswOptions;
   /**
    * Overrides the embedder identity recorded in the meta table.
