@@ -3,7 +3,7 @@ import { UniversalSentenceEncoderEmbeddings } from "../embeddings/universal-sent
 import { MemoryStoreConfigError } from "../errors.js";
 import { HNSWStore } from "../store/hnsw/hnsw-store.js";
 import type { HNSWStoreOptions } from "../store/hnsw/options.js";
-import type { PostgresMemoryStoreOptions } from "../store/postgres/options.js";
+import type { PostgresStoreSettings } from "../store/postgres/settings.js";
 import { RemoteStore, type RemoteStoreOptions } from "../store/remote/remote-store.js";
 import { LazyStore } from "./lazy-store.js";
 
@@ -44,7 +44,7 @@ export interface MemoryStoreFromEnvOptions {
    * More options of the `PostgresMemoryStore` (`DATABASE_URL`).
    * @default {}
    */
-  postgres?: Omit<PostgresMemoryStoreOptions, "connectionString" | "pool" | "index">;
+  postgres?: Omit<PostgresStoreSettings, "index">;
   /**
    * More options of the `RemoteStore` (`LANGGRAPH_MEMORY_URL`).
    * @default {}

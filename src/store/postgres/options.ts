@@ -1,39 +1,10 @@
-import type { IndexConfig } from "@langchain/langgraph-checkpoint";
 import type { Pool, PoolConfig } from "pg";
-import type { RetrievalMode } from "../hnsw/search.js";
-import type { TTLConfig } from "../ttl.js";
+import type { PostgresHnswOptions, PostgresStoreSettings } from "./settings.js";
 
-/** pgvector HNSW settings and the search plan's threshold. */
-export interface PostgresHnswOptions {
-  /**
-   * Graph degree of the pgvector HNSW index (`m`). Fixed when the table is created.
-   * @default 16
-   */
-  m?: number;
-  /**
-   * Build-time beam width (`ef_construction`). Fixed when the table is created.
-   * @default 64
-   */
-  efConstruction?: number;
-  /**
-   * Search-time beam width (`hnsw.ef_search`, raised to k when k is larger;
-   * pgvector's iterative scan walks further when a filter needs it). 100 gave
-   * recall@10 0.962 at 100k embedding-like 512-d vectors; see docs/postgres.md
-   * for the measured recall at each value.
-   * @default 300
-   */
-  efSearch?: number;
-  /**
-   * A search whose prefix and filter select at most this many items is
-   * answered exactly (every vector of those items is compared), instead of
-   * through the HNSW index.
-   * @default 2000
-   */
-  exactScanThreshold?: number;
-}
+export type { PostgresHnswOptions, PostgresStoreSettings };
 
 /** Options for {@link PostgresMemoryStore}. */
-export interface PostgresMemoryStoreOptions {
+export interface PostgresMemoryStoreOptions extends PostgresStoreSettings {
   /**
    * A PostgreSQL connection string (`postgres://user:pass@host:5432/db`). The
    * store creates its own `pg` Pool and ends it on `close()`.
@@ -56,77 +27,6 @@ export interface PostgresMemoryStoreOptions {
    * @default { max: 10, idleTimeoutMillis: 30000, connectionTimeoutMillis: 10000 }
    */
   poolConfig?: Omit<PoolConfig, "connectionString">;
-  /**
-   * Longest a statement may run, in milliseconds (`SET LOCAL statement_timeout`
-   * in every transaction, also on a caller's pool). A statement over it is
-   * cancelled by the server and the batch fails with `DatabaseTimeoutError`,
-   * nothing applied.
-   * @default 30000
-   */
-  statementTimeoutMs?: number;
-  /**
-   * How long a batch keeps retrying on a new connection when the connection
-   * is lost or refused before `COMMIT` (server restart, failover,
-   * `pg_terminate_backend`), in milliseconds. After it, or when the
-   * connection is lost during `COMMIT`, the batch fails with
-   * `DatabaseConnectionError` (`mayHaveApplied` says which). 0: no retry.
-   * @default 10000
-   */
-  connectionRetryMs?: number;
-  /**
-   * The PostgreSQL schema that holds the tables (created if missing).
-   * @default "public"
-   */
-  schema?: string;
-  /**
-   * Prefix of the table names (`<prefix>items`, `<prefix>vectors`, `<prefix>meta`, `<prefix>migrations`).
-   * @default "memory_"
-   */
-  tablePrefix?: string;
-  /**
-   * Semantic search, as InMemoryStore's `IndexConfig` (`{ dims, embeddings, fields }`;
-   * `fields` defaults to `["$"]`). Needs the pgvector extension. Without it,
-   * searches with a `query` are ranked by keywords and pgvector is not needed.
-   * @default undefined
-   */
-  index?: IndexConfig;
-  /**
-   * How searches with a `query` rank items, as in HNSWStore.
-   * @default "hybrid" with an index, "keyword" without
-   */
-  retrieval?: RetrievalMode;
-  /**
-   * Time-to-live for items.
-   * @default undefined (items never expire)
-   */
-  ttl?: TTLConfig;
-  /**
-   * pgvector HNSW tuning.
-   * @default { m: 16, efConstruction: 64, efSearch: 300, exactScanThreshold: 2000 }
-   */
-  hnsw?: PostgresHnswOptions;
-  /**
-   * Overrides the embedder identity recorded in the meta table.
-   * @default derived from the embedder's class and model name
-   */
-  embedderIdentity?: string;
-  /**
-   * Times a batch is retried when PostgreSQL aborts it for a deadlock or a
-   * serialization failure (another process touched the same rows).
-   * @default 5
-   */
-  maxRetries?: number;
-  /**
-   * Clock in milliseconds since the epoch (tests inject one for TTL).
-   * @default Date.now
-   */
-  clock?: () => number;
-  /**
-   * Where warnings go (embedder failures, sweeper errors, connections the
-   * server ended, reconnections).
-   * @default console
-   */
-  logger?: Pick<Console, "warn">;
 }
 
 /** What {@link PostgresMemoryStore.stats} reports. */
