@@ -113,7 +113,8 @@ describe("the clear index in tmpfs", () => {
       expect(f.dirMode).toBe(0o700);
     }
     expect(leftover.length, "a SIGKILL mid-compaction left the clear index behind (the scenario under test)").toBeGreaterThan(0);
-    expect(leftover.reduce((s, f) => s + f.size, 0)).toBeGreaterThan(2_000_000);
+    // The kill can land while hnswlib is still writing the file, so only "some clear bytes were left" is certain.
+    expect(leftover.reduce((s, f) => s + f.size, 0)).toBeGreaterThan(0);
 
     // A wrong-key open changes nothing in the directory: not the dead child's LOCK, not any file.
     const before = snapshot(dir);
