@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { blockFileName, markdownFiles, tsBlocks, type CodeBlock } from "./code-blocks.js";
 import { REFERENCE_FILES } from "./reference.js";
 
@@ -41,6 +41,7 @@ function writeProject(blocks: CodeBlock[]): void {
 
 describe("code in the README and docs/", () => {
   const blocks = collect();
+  beforeAll(() => writeProject(blocks));
 
   it("has code blocks to check in the README and in docs/", () => {
     expect(blocks.some((b) => b.file === "README.md")).toBe(true);
@@ -48,7 +49,6 @@ describe("code in the README and docs/", () => {
   });
 
   it("type-checks every ```ts block against the package", () => {
-    writeProject(blocks);
     const tsc = path.join(root, "node_modules/typescript/bin/tsc");
     const res = spawnSync(process.execPath, [tsc, "-p", path.join(gen, "tsconfig.json"), "--pretty", "false"], { encoding: "utf8" });
     // Map generated names back to Markdown locations: docs__server.md__L12.ts(3,5) → docs/server.md:14:5
@@ -84,7 +84,6 @@ describe("code in the README and docs/", () => {
 
   const runnable = blocks.filter((b) => b.flags.includes("run"));
   it.each(runnable.map((b) => [`${b.file}:${b.line}`, b] as const))("runs %s offline", (_name, block) => {
-    writeProject(blocks);
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "docs-run-"));
     try {
       const tsx = path.join(root, "node_modules/tsx/dist/cli.mjs");
