@@ -6,8 +6,13 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import type { FastifyInstance } from "fastify";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { expect } from "vitest";
+import { createMemoryServer } from "../../src/server/create-server.js";
+import { inspectorPlugin } from "../../src/server/inspector/plugin.js";
+import type { MemoryServerOptions } from "../../src/server/options.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
 export const hasChromium = fs.existsSync(CHROMIUM);
@@ -70,4 +75,62 @@ export function focused(page: Page): Promise<Focused> {
     for (let p = a && a.parentElement; p; p = p.parentElement) if (p.id) within.push(p.id);
     return { id: a.id, className: String(a.className), view: a.dataset.view || "", ns: a.dataset.ns || "", text: (a.textContent || "").trim(), outlineWidth: getComputedStyle(a).outlineWidth, within };
   })()`);
+}
+
+/** expect.poll with room for a loaded machine (its default is 1 s). */
+export const eventually: typeof expect.poll = (fn, options) => expect.poll(fn, { timeout: 30_000, ...options });
+
+/** A memory server serving the inspector at `/` on 127.0.0.1, and a Chromium page watched for problems. */
+export interface InspectorSession {
+  app: FastifyInstance;
+  url: string;
+  browser: Browser;
+  page: Page;
+  /** Page errors and CSP violations seen so far (see `watchProblems`). */
+  problems: string[];
+  /** Closes the browser and the server (and runs `onClose`). */
+  close(): Promise<void>;
+}
+
+export interface InspectorSessionOptions {
+  store: BaseStore;
+  /** Server options besides the store and the inspector plugin. @default { allowUnauthenticated: true } */
+  server?: Omit<MemoryServerOptions, "store" | "plugins" | "logger">;
+  /** The inspector's page title. */
+  title?: string;
+  /** @default Playwright's 1280×720 */
+  viewport?: { width: number; height: number };
+  /** Runs on the app before it listens (extra hooks). */
+  beforeListen?: (app: FastifyInstance) => void;
+  /** Runs last in `close()` (e.g. removes the temp dir). */
+  onClose?: () => void | Promise<void>;
+}
+
+/** The shared setup of the inspector's browser tests: server with strict headers, browser, page. */
+export async function openInspector(options: InspectorSessionOptions): Promise<InspectorSession> {
+  const { store, title } = options;
+  const app = createMemoryServer({
+    ...(options.server ?? { allowUnauthenticated: true }),
+    store,
+    logger: false,
+    plugins: [async (a) => a.register(inspectorPlugin, { store, ...(title !== undefined ? { title } : {}) })],
+  });
+  strictHeaders(app);
+  options.beforeListen?.(app);
+  let browser: Browser | undefined;
+  const close = async () => {
+    await browser?.close();
+    await app.close();
+    await options.onClose?.();
+  };
+  try {
+    await app.listen({ host: "127.0.0.1", port: 0 });
+    browser = await launch();
+    const page = await browser.newPage(options.viewport ? { viewport: options.viewport } : {});
+    page.setDefaultTimeout(60_000);
+    return { app, url: baseUrl(app), browser, page, problems: watchProblems(page), close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }

@@ -5,23 +5,19 @@
  * out of the URL and of localStorage, survives a reload (sessionStorage) and
  * is gone in a new browser session. An end user's login gets a 403 notice.
  */
-import type { FastifyInstance } from "fastify";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
-import { createMemoryServer } from "../../src/server/create-server.js";
-import { inspectorPlugin } from "../../src/server/inspector/plugin.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { tempDir } from "../helpers/temp-dir.js";
-import { baseUrl, hasChromium, launch, shot, strictHeaders, watchProblems } from "./inspector-harness.js";
+import { eventually, hasChromium, openInspector, shot, type InspectorSession } from "./inspector-harness.js";
 
 const KEY = "admin-key-0123456789";
-const eventually = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 30_000 });
 
 describe.skipIf(!hasChromium)("inspector on a keyed server", () => {
   let tmp: { dir: string; cleanup: () => void };
   let store: HNSWStore;
-  let app: FastifyInstance;
+  let session: InspectorSession;
   let browser: Browser;
   let page: Page;
   let url: string;
@@ -32,34 +28,27 @@ describe.skipIf(!hasChromium)("inspector on a keyed server", () => {
     tmp = tempDir("inspector-key-");
     store = new HNSWStore({ path: tmp.dir, index: { dims: 16, embeddings: new FakeEmbeddings(), fields: ["text"] } });
     await store.put(["users", "42"], "fact-1", { text: "User lives in Lisbon.", source: "extractor" });
-    app = createMemoryServer({
+    session = await openInspector({
       store,
-      apiKey: KEY,
-      // TEST auth hook: "Bearer user:<id>" is end user <id> (a real deployment verifies a token).
-      authenticate: (req) => {
-        const m = /^Bearer user:(.+)$/.exec(req.headers.authorization ?? "");
-        return m ? { identity: m[1]! } : null;
+      server: {
+        apiKey: KEY,
+        // TEST auth hook: "Bearer user:<id>" is end user <id> (a real deployment verifies a token).
+        authenticate: (req) => {
+          const m = /^Bearer user:(.+)$/.exec(req.headers.authorization ?? "");
+          return m ? { identity: m[1]! } : null;
+        },
       },
-      logger: false,
-      plugins: [async (a) => a.register(inspectorPlugin, { store })],
+      viewport: { width: 1280, height: 640 },
+      beforeListen: (app) =>
+        app.addHook("onRequest", async (req) => {
+          if (req.url.includes("/inspector/api/")) apiRequests.push({ url: req.url, key: req.headers["x-api-key"] as string | undefined });
+        }),
+      onClose: () => tmp.cleanup(),
     });
-    strictHeaders(app);
-    app.addHook("onRequest", async (req) => {
-      if (req.url.includes("/inspector/api/")) apiRequests.push({ url: req.url, key: req.headers["x-api-key"] as string | undefined });
-    });
-    await app.listen({ host: "127.0.0.1", port: 0 });
-    url = baseUrl(app);
-    browser = await launch();
-    page = await browser.newPage({ viewport: { width: 1280, height: 640 } });
-    page.setDefaultTimeout(60_000);
-    problems = watchProblems(page);
+    ({ browser, page, url, problems } = session);
   }, 180_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    tmp?.cleanup();
-  });
+  afterAll(() => session?.close());
 
   const notice = () => page.locator("#mem-notice");
 

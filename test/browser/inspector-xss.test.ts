@@ -4,27 +4,22 @@
  * turns full of HTML and script are shown literally, create no element and
  * run nothing (real headless Chromium, strict CSP, FakeEmbeddings TEST DOUBLE).
  */
-import type { FastifyInstance } from "fastify";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
 import { ProtectedStore } from "../../src/privacy/protected-store.js";
 import { recordEpisodes } from "../../src/episodes/record.js";
-import { createMemoryServer } from "../../src/server/create-server.js";
-import { inspectorPlugin } from "../../src/server/inspector/plugin.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { tempDir } from "../helpers/temp-dir.js";
-import { baseUrl, hasChromium, launch, strictHeaders, watchProblems } from "./inspector-harness.js";
+import { eventually, hasChromium, openInspector, type InspectorSession } from "./inspector-harness.js";
 
-const eventually = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 30_000 });
 const X = (tag: string) => `<img src=x onerror="self['__xss']='${tag}'"><script>self['__xss']='${tag}'</script><b>${tag}</b>`;
 const NS = ["users", `<svg onload="self['__xss']='ns'">`];
 
 describe.skipIf(!hasChromium)("inspector and hostile data", () => {
   let tmp: { dir: string; cleanup: () => void };
   let inner: HNSWStore;
-  let app: FastifyInstance;
-  let browser: Browser;
+  let session: InspectorSession;
   let page: Page;
   let problems: string[];
 
@@ -35,21 +30,12 @@ describe.skipIf(!hasChromium)("inspector and hostile data", () => {
     await store.put(NS, `"><img src=x onerror="self['__xss']='key'">`, { text: X("text"), source: X("source"), [X("field")]: X("value") });
     await store.put(NS, `"><img src=x onerror="self['__xss']='key'">`, { text: X("text2"), source: "tool" });
     await recordEpisodes({ store, namespace: ["episodes", X("ep")], threadId: X("thread"), speakers: { user: X("speaker") }, messages: [{ role: "user", content: X("turn") }] });
-    app = createMemoryServer({ store, allowUnauthenticated: true, logger: false, plugins: [async (a) => a.register(inspectorPlugin, { store, title: X("title") })] });
-    strictHeaders(app);
-    await app.listen({ host: "127.0.0.1", port: 0 });
-    browser = await launch();
-    page = await browser.newPage();
-    page.setDefaultTimeout(60_000);
-    problems = watchProblems(page);
-    await page.goto(baseUrl(app) + "/");
+    session = await openInspector({ store, title: X("title"), onClose: () => tmp.cleanup() });
+    ({ page, problems } = session);
+    await page.goto(session.url + "/");
   }, 180_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    tmp?.cleanup();
-  });
+  afterAll(() => session?.close());
 
   const injected = () => page.evaluate("document.querySelectorAll('main img, main script, main svg, header img, header script, dialog img, dialog script').length");
 

@@ -8,21 +8,16 @@
  * only after an in-page confirmation, reads conversations, and drives the
  * page by keyboard; the store is checked after each step.
  */
-import type { FastifyInstance } from "fastify";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
 import { UniversalSentenceEncoderEmbeddings } from "../../src/embeddings/universal-sentence-encoder.js";
 import { ProtectedStore } from "../../src/privacy/protected-store.js";
 import { recordEpisodes } from "../../src/episodes/record.js";
-import { createMemoryServer } from "../../src/server/create-server.js";
-import { inspectorPlugin } from "../../src/server/inspector/plugin.js";
 import { tempDir } from "../helpers/temp-dir.js";
-import { baseUrl, focused, hasChromium, launch, shot, strictHeaders, watchProblems } from "./inspector-harness.js";
+import { eventually, focused, hasChromium, openInspector, shot, type InspectorSession } from "./inspector-harness.js";
 
 const U42 = ["users", "42"];
-/** expect.poll with room for a loaded machine (its default is 1 s). */
-const eventually = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 30_000 });
 const key = (i: number) => `m-${String(i).padStart(3, "0")}`;
 const TOPICS = ["hiking in the Alps", "jazz records", "a Python course", "tomato plants", "chess openings", "the bus timetable", "a birthday party", "knitting", "a running club"];
 function textFor(i: number): string {
@@ -38,8 +33,7 @@ describe.skipIf(!hasChromium)("web inspector in headless Chromium", () => {
   let tmp: { dir: string; cleanup: () => void };
   let inner: HNSWStore;
   let store: ProtectedStore;
-  let app: FastifyInstance;
-  let browser: Browser;
+  let session: InspectorSession;
   let page: Page;
   let url: string;
   let problems: string[];
@@ -64,26 +58,11 @@ describe.skipIf(!hasChromium)("web inspector in headless Chromium", () => {
     await recordEpisodes({ store, namespace: ["episodes", "42"], threadId: "allergy-check", now: "2026-11-28T09:30:00Z", speakers: { user: "Ana" },
       messages: said([["Is satay sauce safe for me?", "No: satay sauce is made with peanuts, which you are allergic to."]]) });
 
-    app = createMemoryServer({
-      store,
-      allowUnauthenticated: true,
-      logger: false,
-      plugins: [async (a) => a.register(inspectorPlugin, { store, title: "langgraph-memory inspector" })],
-    });
-    strictHeaders(app);
-    await app.listen({ host: "127.0.0.1", port: 0 });
-    url = baseUrl(app);
-    browser = await launch();
-    page = await browser.newPage({ viewport: { width: 1360, height: 820 } });
-    page.setDefaultTimeout(60_000);
-    problems = watchProblems(page);
+    session = await openInspector({ store, title: "langgraph-memory inspector", viewport: { width: 1360, height: 820 }, onClose: () => tmp.cleanup() });
+    ({ page, url, problems } = session);
   }, 300_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    tmp?.cleanup();
-  });
+  afterAll(() => session?.close());
 
   const rows = () => page.locator("#rows tr");
   const rowKeys = () => page.locator("#rows td.key").allTextContents();
@@ -336,16 +315,16 @@ describe.skipIf(!hasChromium)("web inspector in headless Chromium", () => {
   });
 
   it("the JSON routes reject bad input with 400 and a message, and change nothing", async () => {
-    const res = await app.inject({ method: "POST", url: "/inspector/api/forget", payload: { namespace: ["users", "7"], confirm: "8" } });
+    const res = await session.app.inject({ method: "POST", url: "/inspector/api/forget", payload: { namespace: ["users", "7"], confirm: "8" } });
     expect(res.statusCode).toBe(400);
     expect(res.json().message).toMatch(/forget needs confirm: "7" \(the user id/);
     for (const q of ["offset=-1", "limit=0", "limit=abc", "sort=random", "field=value"]) {
-      const r = await app.inject({ method: "GET", url: `/inspector/api/memories?namespace=users.7&${q}` });
+      const r = await session.app.inject({ method: "GET", url: `/inspector/api/memories?namespace=users.7&${q}` });
       expect(r.statusCode, q).toBe(400);
     }
-    const bad = await app.inject({ method: "GET", url: "/inspector/api/memories?namespace=" + encodeURIComponent('["a.b"]') });
+    const bad = await session.app.inject({ method: "GET", url: "/inspector/api/memories?namespace=" + encodeURIComponent('["a.b"]') });
     expect(bad.statusCode).toBe(400);
-    const restore = await app.inject({ method: "POST", url: "/inspector/api/restore", payload: { namespace: ["users", "7"], key: "fact-cello", version: 123 } });
+    const restore = await session.app.inject({ method: "POST", url: "/inspector/api/restore", payload: { namespace: ["users", "7"], key: "fact-cello", version: 123 } });
     expect(restore.statusCode).toBe(400);
     expect(await inner.count(["users", "7"])).toBe(1);
   });

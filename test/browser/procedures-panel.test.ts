@@ -4,22 +4,18 @@
  * DOUBLE embedder: nothing here searches by meaning): pick an agent, read
  * its history, diff and restore a version, and check the store.
  */
-import path from "node:path";
-import Fastify, { type FastifyInstance } from "fastify";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
-import { inspectorPlugin } from "../../src/server/inspector/plugin.js";
 import { getProcedure, setProcedure } from "../../src/procedures/store.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { tempDir } from "../helpers/temp-dir.js";
-import { hasChromium, launch } from "./inspector-harness.js";
+import { hasChromium, openInspector, shot, type InspectorSession } from "./inspector-harness.js";
 
 describe.skipIf(!hasChromium)("inspector Procedures panel in headless Chromium", () => {
   let tmp: { dir: string; cleanup: () => void };
   let store: HNSWStore;
-  let app: FastifyInstance;
-  let browser: Browser;
+  let session: InspectorSession;
   let page: Page;
   let url: string;
 
@@ -29,20 +25,11 @@ describe.skipIf(!hasChromium)("inspector Procedures panel in headless Chromium",
     await setProcedure(store, { agentId: "bot" }, { instructions: "Be brief.", reason: "launch" });
     await setProcedure(store, { agentId: "bot" }, { instructions: "Be brief.\n<img src=x onerror=alert(1)> Shout.", reason: "planted", source: "optimizer:metaprompt" });
     await setProcedure(store, { agentId: "bot", userId: "amy" }, { instructions: "Answer in French.", reason: "Amy asked" });
-    app = Fastify();
-    await app.register(inspectorPlugin, { store });
-    url = await app.listen({ host: "127.0.0.1", port: 0 });
-    browser = await launch();
-    page = await browser.newPage();
-    page.setDefaultTimeout(60_000);
+    session = await openInspector({ store, onClose: async () => { await store.close(); tmp.cleanup(); } });
+    ({ page, url } = session);
   }, 180_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await store?.close();
-    tmp?.cleanup();
-  });
+  afterAll(() => session?.close());
 
   it("shows an agent's versions as text, diffs one and restores it after the in-page confirmation", async () => {
     await page.goto(url + "/");
@@ -53,7 +40,7 @@ describe.skipIf(!hasChromium)("inspector Procedures panel in headless Chromium",
     expect(await page.locator("#proc-current img").count()).toBe(0); // text, never markup
     await page.locator('#proc-rows tr[data-version="1"] button', { hasText: "Diff" }).click();
     await expect.poll(() => page.locator("#proc-diff .add").textContent()).toContain("Shout.");
-    await page.screenshot({ path: path.join(import.meta.dirname, "../../docs/inspector-procedures.png") });
+    await page.screenshot({ path: shot("inspector-procedures.png") });
     const restore = page.locator('#proc-rows tr[data-version="1"] button', { hasText: "Restore" });
     await restore.click();
     await expect.poll(() => page.locator("#confirm-title").textContent()).toBe("Restore version 1?");
@@ -66,5 +53,6 @@ describe.skipIf(!hasChromium)("inspector Procedures panel in headless Chromium",
     expect(await getProcedure(store, { agentId: "bot" })).toMatchObject({ version: 3, instructions: "Be brief.", source: "restore" });
     await page.locator("#proc-agents button", { hasText: "bot · amy" }).click();
     await expect.poll(() => page.locator("#proc-current").textContent()).toBe("Answer in French.");
+    expect(session.problems).toEqual([]); // no page error, no CSP violation under the strict headers
   });
 });
