@@ -40,6 +40,20 @@ async function misbehaving(handler: Handler): Promise<{ url: string; received: s
   };
 }
 
+/** Runs `run` with a RemoteStore (`options` added) on a `misbehaving(handler)` server, then closes the server. */
+async function againstServer(
+  handler: Handler,
+  options: Omit<ConstructorParameters<typeof RemoteStore>[0], "url">,
+  run: (store: RemoteStore, server: Awaited<ReturnType<typeof misbehaving>>) => Promise<void>,
+): Promise<void> {
+  const s = await misbehaving(handler);
+  try {
+    await run(new RemoteStore({ url: s.url, ...options }), s);
+  } finally {
+    await s.close();
+  }
+}
+
 const json = (res: http.ServerResponse, body: unknown, status = 200) => {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(typeof body === "string" ? body : JSON.stringify(body));
@@ -65,28 +79,22 @@ async function expectRemoteError(attack: string, call: () => Promise<unknown>, c
 
 describe("RemoteStore against misbehaving servers", () => {
   it("a server killed mid-answer: RemoteStoreError with the cause; a 200 cut off means the batch was applied", async () => {
-    const s = await misbehaving((_req, res) => {
+    await againstServer((_req, res) => {
       res.writeHead(200, { "content-type": "application/json", "content-length": "500" });
       res.write('{"results":[nu');
       setTimeout(() => res.socket?.destroy(), 20);
-    });
-    try {
-      const store = new RemoteStore({ url: s.url });
+    }, {}, async (store, s) => {
       const e = await expectRemoteError("killed mid-answer", () => store.put(["a"], "k", { text: "x" }), () => {});
       expect(e.message).toMatch(/broke off its answer/);
       expect(e.message).toMatch(/answered 200, so the batch was applied/);
       expect(e.mayHaveApplied).toBe(true);
       expect(e.cause).toBeInstanceOf(Error);
       expect(s.received).toHaveLength(1);
-    } finally {
-      await s.close();
-    }
+    });
   });
 
   it("a server that closes the connection after reading the request: the write may have been applied", async () => {
-    const s = await misbehaving((_req, res) => res.socket?.destroy());
-    try {
-      const store = new RemoteStore({ url: s.url });
+    await againstServer((_req, res) => res.socket?.destroy(), {}, async (store) => {
       const e = await expectRemoteError("closed before answering", () => store.put(["a"], "k", { text: "x" }), () => {});
       expect(e.message).toMatch(/closed the connection before answering/);
       expect(e.message).toMatch(/may have been applied/);
@@ -95,34 +103,26 @@ describe("RemoteStore against misbehaving servers", () => {
       const read = await expectRemoteError("closed before answering", () => store.get(["a"], "k"), () => {});
       expect(read.mayHaveApplied).toBe(false);
       expect(read.message).not.toMatch(/may have been applied/);
-    } finally {
-      await s.close();
-    }
+    });
   });
 
   it("a stalled answer body: a RemoteStoreError 'timed out', not a raw DOMException", async () => {
-    const s = await misbehaving((_req, res) => {
+    await againstServer((_req, res) => {
       res.writeHead(200, { "content-type": "application/json" });
       res.write('{"results":[');
-    });
-    try {
-      const store = new RemoteStore({ url: s.url, timeoutMs: 300 });
+    }, { timeoutMs: 300 }, async (store) => {
       const e = await expectRemoteError("stalled body", () => store.search(["a"]), () => {});
       expect(e.message).toMatch(/timed out after 300 ms while sending its answer/);
       expect((e.cause as Error).name).toBe("TimeoutError");
-    } finally {
-      await s.close();
-    }
+    });
   });
 
   it("a slow server that applied the write: 'timed out; the writes may have been applied', never 'could not be reached'", async () => {
     const applied: string[] = [];
-    const s = await misbehaving((_req, res, body) => {
+    await againstServer((_req, res, body) => {
       applied.push(body); // the write is applied …
       setTimeout(() => json(res, { results: [null] }), 1500); // … and answered too late
-    });
-    try {
-      const store = new RemoteStore({ url: s.url, timeoutMs: 300 });
+    }, { timeoutMs: 300 }, async (store) => {
       const e = await expectRemoteError("slow server, write applied", () => store.put(["a"], "k", { text: "x" }), () => {});
       expect(applied).toHaveLength(1);
       expect(e.message).toMatch(/timed out after 300 ms with no answer; the writes of this batch may have been applied/);
@@ -131,9 +131,7 @@ describe("RemoteStore against misbehaving servers", () => {
       const read = await expectRemoteError("slow server, read", () => store.get(["a"], "k"), () => {});
       expect(read.message).toMatch(/timed out/);
       expect(read.mayHaveApplied).toBe(false);
-    } finally {
-      await s.close();
-    }
+    });
   });
 
   it("an unreachable server: 'could not be reached', nothing applied", async () => {
@@ -171,33 +169,25 @@ describe("RemoteStore against misbehaving servers", () => {
 
   it(`${badAnswers.length} malformed 200 answers: each a named RemoteStoreError, none accepted as data`, async () => {
     let current: unknown;
-    const s = await misbehaving((_req, res) => json(res, current as string));
-    try {
-      const store = new RemoteStore({ url: s.url });
+    await againstServer((_req, res) => json(res, current as string), {}, async (store) => {
       for (const bad of badAnswers) {
         current = bad.body;
         const e = await expectRemoteError(`malformed answer`, () => bad.run(store), () => {});
         expect(e.message, bad.name).toMatch(bad.message);
         expect(e.status, bad.name).toBe(200);
       }
-    } finally {
-      await s.close();
-    }
+    });
   });
 
   it("an error status with a non-JSON body is still a RemoteStoreError naming the status", async () => {
-    const s = await misbehaving((_req, res) => {
+    await againstServer((_req, res) => {
       res.writeHead(502, { "content-type": "text/html" });
       res.end("<h1>Bad gateway</h1>");
-    });
-    try {
-      const store = new RemoteStore({ url: s.url });
+    }, {}, async (store) => {
       const e = await expectRemoteError("error status, HTML body", () => store.get(["a"], "k"), () => {});
       expect(e.status).toBe(502);
       expect(e.message).toMatch(/502.*Bad gateway/);
-    } finally {
-      await s.close();
-    }
+    });
   });
 
   it("no breach", () => {
