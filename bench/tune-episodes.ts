@@ -7,7 +7,7 @@
  * Needs the vectors cached by bench/warm-embeddings.ts.
  */
 import { UniversalSentenceEncoderEmbeddings } from "../src/embeddings/universal-sentence-encoder.js";
-import type { EpisodeRankOptions } from "../src/episodes/rank.js";
+import type { SearchEpisodesOptions } from "../src/episodes/search.js";
 import { DiskCachedEmbeddings } from "./lib/disk-cache.js";
 import { loadConversationSet, type SetName } from "./lib/conversations-large.js";
 import { episodeRanker, episodeStore, evaluate, type RankerReport } from "./lib/conversational-eval.js";
@@ -19,9 +19,11 @@ for (const name of ["dev1", "dev2"] as const) {
   const convs = await loadConversationSet(name, split);
   sets.push({ name, convs, store: await episodeStore(convs, cache) });
 }
+const SHORT = { "single-hop": "sh", context: "cx", "multi-hop": "mh", temporal: "t", "open-domain": "od" } as const;
 const fmt = (r: RankerReport) =>
-  `R@10 ${r.all["R@10"].toFixed(1)} R@5 ${r.all["R@5"].toFixed(1)} mh ${r["multi-hop"]["R@10"].toFixed(1)} t ${r.temporal["R@10"].toFixed(1)}`;
-const grid: Array<EpisodeRankOptions & { rerank?: boolean; pool?: number }> = process.env.GRID ? JSON.parse(process.env.GRID) : [{ rerank: false }, {}];
+  `R@10 ${r.all["R@10"].toFixed(1)} R@5 ${r.all["R@5"].toFixed(1)} ` +
+  Object.entries(SHORT).filter(([kind]) => r[kind as keyof typeof SHORT].questions > 0).map(([kind, s]) => `${s} ${r[kind as keyof typeof SHORT]["R@10"].toFixed(1)}`).join(" ");
+const grid: Array<Omit<SearchEpisodesOptions, "query">> = process.env.GRID ? JSON.parse(process.env.GRID) : [{ rerank: false }, {}];
 // Round 1 (k, replyWeight, promptWeight, window, minWords, speakerBoost) chose k 10, reply 0.5, prompt 0, window 2, minWords 3, speaker 1.5.
 // Round 2 (timeBoost 1/1.5/2.5, neighbour shares summed or max, reply 0.5/0.8, question scaffolding stripped or not, minWords 3/5):
 // sum, timeBoost 2.5, minWords 5; stripping the question lost 7 points on dev2 and was dropped.
