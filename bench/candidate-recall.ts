@@ -13,7 +13,7 @@ import { UniversalSentenceEncoderEmbeddings } from "../src/embeddings/universal-
 import { episodeKey } from "../src/episodes/episode.js";
 import type { HNSWStore } from "../src/store/hnsw/hnsw-store.js";
 import { DiskCachedEmbeddings } from "./lib/disk-cache.js";
-import { KINDS, loadConversationSet, sessionThread, turnKey, type LargeConversation } from "./lib/conversations-large.js";
+import { KINDS, loadConversationSet, turnKey, type LargeConversation } from "./lib/conversations-large.js";
 import { episodeStore } from "./lib/conversational-eval.js";
 
 const split = process.env.SPLIT === "heldout" ? "heldout" : "tune";
@@ -58,7 +58,6 @@ for (const name of ["dev1", "dev2"] as const) {
       const kw80 = await keys(keyword, c, q.q, 80);
       const named = c.speakers.find((s) => new RegExp(`\\b${s}\\b`, "i").test(q.q));
       const bySpeaker = named ? await keys(hybrid, c, q.q, 40, { speaker: named }) : [];
-      const other = named ? c.speakers.find((s) => s !== named)! : undefined;
       const perSession: string[] = [];
       const topSessions = [...new Set(pool.map((k) => k.split("#")[0]!))].slice(0, 5);
       for (const t of topSessions) perSession.push(...(await keys(hybrid, c, q.q, 8, { threadId: t })));
@@ -66,6 +65,8 @@ for (const name of ["dev1", "dev2"] as const) {
         "pool 80": new Set(pool),
         "pool 80 ±2": withNeighbours(c, pool),
         "pool 160 ±2": withNeighbours(c, await keys(hybrid, c, q.q, 160)),
+        "now: pool 160 ∪ vector 160, ±2": withNeighbours(c, [...(await keys(hybrid, c, q.q, 160)), ...(await keys(vector, c, q.q, 160))]),
+        "pool 80 ∪ vector 80, ±2": withNeighbours(c, [...pool, ...(await keys(vector, c, q.q, 80))]),
         "vector 80": new Set(await keys(vector, c, q.q, 80)),
         "bm25 80": new Set(kw80),
         "pool ∪ bm25 40, ±2": withNeighbours(c, [...pool, ...kw40]),
@@ -75,8 +76,6 @@ for (const name of ["dev1", "dev2"] as const) {
         "pool ±2 ∪ top-5 sessions": new Set([...withNeighbours(c, pool), ...sessionTurns(c, pool, 5)]),
         "pool ∪ 8 per top-5 session, ±2": withNeighbours(c, [...pool, ...perSession]),
       };
-      void other;
-      void sessionThread;
       const evidence = q.evidence.map(([s, t]) => turnKey(s, t));
       for (const kind of [q.kind, "all", ...(named ? ["names a speaker"] : [])]) {
         const byKind = sums.get(kind) ?? new Map();
