@@ -7,7 +7,7 @@
  * Needs the vectors cached by bench/warm-embeddings.ts.
  */
 import { UniversalSentenceEncoderEmbeddings } from "../src/embeddings/universal-sentence-encoder.js";
-import type { EpisodeRankOptions } from "../src/episodes/rank.js";
+import type { SearchEpisodesOptions } from "../src/episodes/search.js";
 import { DiskCachedEmbeddings } from "./lib/disk-cache.js";
 import { loadConversationSet, type SetName } from "./lib/conversations-large.js";
 import { episodeRanker, episodeStore, evaluate, type RankerReport } from "./lib/conversational-eval.js";
@@ -19,16 +19,18 @@ for (const name of ["dev1", "dev2"] as const) {
   const convs = await loadConversationSet(name, split);
   sets.push({ name, convs, store: await episodeStore(convs, cache) });
 }
+const SHORT = { "single-hop": "sh", context: "cx", "multi-hop": "mh", temporal: "t", "open-domain": "od" } as const;
 const fmt = (r: RankerReport) =>
-  `R@10 ${r.all["R@10"].toFixed(1)} R@5 ${r.all["R@5"].toFixed(1)} mh ${r["multi-hop"]["R@10"].toFixed(1)} t ${r.temporal["R@10"].toFixed(1)}`;
-const grid: Array<EpisodeRankOptions & { rerank?: boolean; pool?: number }> = process.env.GRID ? JSON.parse(process.env.GRID) : [{ rerank: false }, {}];
+  `R@10 ${r.all["R@10"].toFixed(1)} R@5 ${r.all["R@5"].toFixed(1)} ` +
+  Object.entries(SHORT).filter(([kind]) => r[kind as keyof typeof SHORT].questions > 0).map(([kind, s]) => `${s} ${r[kind as keyof typeof SHORT]["R@10"].toFixed(1)}`).join(" ");
+const grid: Array<Omit<SearchEpisodesOptions, "query">> = process.env.GRID ? JSON.parse(process.env.GRID) : [{ rerank: false }, {}];
 // Round 1 (k, replyWeight, promptWeight, window, minWords, speakerBoost) chose k 10, reply 0.5, prompt 0, window 2, minWords 3, speaker 1.5.
 // Round 2 (timeBoost 1/1.5/2.5, neighbour shares summed or max, reply 0.5/0.8, question scaffolding stripped or not, minWords 3/5):
 // sum, timeBoost 2.5, minWords 5; stripping the question lost 7 points on dev2 and was dropped.
 // Round 3 (minWords 5/8, speakerBoost 1.5/2, reply 0.5/0.65, prompt 0/0.15): the defaults (5, 2, 0.65, 0.15).
 // Round 4, per-session aggregation (a turn also earns 0.1 or 0.25 × its session's total) and pool 40/80: session
 // aggregation helped dev2 (+5 tune, +1.6 held out) but not dev1 (−0.4 tune, +0.1 R@10 / −0.3 R@5 held out), so it is
-// not a default; the pool stays max(4 × limit, 40).
+// not a default; the pool stayed max(4 × limit, 40) (round 6 made it max(8 × limit, 80)).
 // Round 5 (2026-12-01 ~20:50 UTC), keywords of the turn before, no second vector (GRID='[...]' runs a grid):
 // (a) BM25F over the candidates, own words + w × previous turn's, fused at weight 0.15–2 (w 0.25/0.5/1/2): dev1 R@5
 //     +2 to +6 but multi-hop −4 to −16, dev2 R@10 −0.4 to −2.2 (the turn's own words double-count the store's BM25);
@@ -52,6 +54,32 @@ const grid: Array<EpisodeRankOptions & { rerank?: boolean; pool?: number }> = pr
 //     It loses dev1 tune R@10 and multi-hop, so no store change was made; it was not run on the held-out splits.
 // A neighbour's VECTOR score cannot be folded in at query time without a second embedding or the store exposing
 // item vectors to searchEpisodes (BaseStore does not); the keyword form of that idea is (c).
+// Round 6 (2026-12-01 23:25–23:45 UTC, load average 1–4). First-stage recall first (bench/candidate-recall.ts, tune):
+// evidence turns in the store's hybrid top 80 / in it ±2 turns / in the VECTOR-ONLY top 80 / in the BM25-only top 80:
+// dev1 67.2 / 95.5 / 78.5 / 49.0 (multi-hop 60.7 / 80.4 / 71.4 / 19.6), dev2 64.1 / 87.4 / 78.4 / 26.9 (multi-hop
+// 65.2 / 90.2 / 86.6 / 24.1). Every question of both sets names a speaker, so the store's fusion weights BM25 at
+// 1.5–2.5 against the vectors' 1 (keywordSignals), while the name itself is in half the turns: BM25 pushes turns
+// that only MEAN the same out of the pool. (Re-ranking a vector-only pool alone is worse: dev1 R@10 90.9, dev2 55.9.)
+// (a) a second, vector-only ranking of the same query in the same batch (a search op's own `retrieval`, one query
+//     embedding), fused as vectorWeight / (k + r): 0.25/0.35/0.5/0.75/1/1.5 → best 0.5: dev1 R@10 96.0→95.7, mh
+//     68.1→70.1; dev2 57.0→59.8, mh 56.3→59.8. With pool 120/160 (both lists; vector list 40–160 on its own: ±1
+//     question): pool 160 best, dev1 96.4 / R@5 89.1 / mh 71.5, dev2 61.6 / 49.8 / 61.6 / od 33.0.
+// (b) a separate lexical first stage: BM25 alone (keyword-only op, no embedding) over all the user's turns, of the
+//     question without the speakers' names and reporting verbs (say/mention/talk/think), weight 0.25/0.5/1 beside
+//     (a): dev1 R@5 +3, context +3, mh −2; dev2 R@10 −0.4/−1.9/−6.5: dropped (the keyword side hurts dev2, as in
+//     round 5). Candidate recall: the pool ∪ BM25 top 40 adds nothing, ∪ top 80 one dev1 and four dev2 turns.
+// (c) query-side speaker detection: a vector search filtered to the speaker the question names (the replies to
+//     them come from replyWeight), weight 0.25/0.5: dev1 R@10 −1.6 to −5 (context −5 to −8), dev2 ±0: dropped.
+// (d) per-session retrieval: sessions ranked by Σ weight/(k + r) of their hits in both lists, the top 3/5 searched
+//     one by one (filter threadId + date, vector, 4/8 turns each) and fused at 0.1/0.25/0.5: dev2 R@10 +0.5 to +1.8
+//     (od +2 to +3, temporal −2 to −7), dev1 −0 to −3.6 (mh −4 to −12): dropped, like round 4's aggregation.
+// (e) session diversity only for questions asking for several things ("Which cities has…", "how many", "what
+//     are"), sessionDecay 0.9/0.75/0.5: dev1 mh +1.4/−0.7/−4.1, dev2 unchanged (4 such questions): dropped.
+// Finalists, held out ONCE (SPLIT=heldout): defaults dev1 95.3 / R@5 90.9 / mh 62.5 / t 100 / cx 98.4, dev2 61.3 /
+//   53.8 / mh 58.9 / sh 68.2 / t 89.2 / od 27.3; (a) 0.5, pool 80: dev1 96.4 / 89.7 / 72.2 / t 98.7, dev2 61.8 / 55.6
+//   / mh 59.8 / od 26.1; (a) 0.5, pool 160: dev1 96.9 / 89.3 / 72.2 / t 100 / cx 100, dev2 63.6 / 56.2 / mh 60.7 /
+//   sh 70.5 / t 91.9 / od 29.5. The last helps R@10 on both held-out sets and no kind is lower; dev1 R@5 is 1.6
+//   lower (89.3 vs 90.9, dev2's +2.4): adopted as the default (vectorWeight 0.5, pool max(8 × limit, 80)).
 // Put the settings of a next round here.
 const rows: Array<[number, string]> = [];
 for (const options of grid) {

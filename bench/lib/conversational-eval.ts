@@ -95,8 +95,11 @@ export async function legacyEpisodeStore(convs: LargeConversation[], embeddings:
   return store;
 }
 
-/** The previous release's re-ranking defaults (k 10, time boost 2.5, session decay 0.9, no neighbours). */
-export const LEGACY_RANK = { k: 10, timeBoost: 2.5, sessionDecay: 0.9, replyWeight: 0, promptWeight: 0 } as const;
+/** The previous release's re-ranking defaults (k 10, time boost 2.5, session decay 0.9, no neighbours, one hybrid search, pool 80 at limit 20). */
+export const LEGACY_RANK = { k: 10, timeBoost: 2.5, sessionDecay: 0.9, replyWeight: 0, promptWeight: 0, vectorWeight: 0, pool: 80 } as const;
+
+/** The one-vector defaults before round 6 (bench/tune-episodes.ts): one hybrid search, pool 80 at limit 20. */
+export const ROUND5_DEFAULTS = { vectorWeight: 0, pool: 80 } as const;
 
 export async function episodeStore(convs: LargeConversation[], embeddings: Embeddings, retrieval: RetrievalMode = "hybrid"): Promise<HNSWStore> {
   const store = new HNSWStore({ index: { dims: 512, embeddings, fields: ["text"] }, retrieval });

@@ -152,7 +152,11 @@ export const usesNeighbours = (options: EpisodeRankOptions = {}): boolean =>
  * A turn's total is then scaled down when it has fewer than `minWords`
  * content words, and up by `speakerBoost` when the query names its speaker.
  * With `sessionDecay < 1`, each session's later picks are discounted (greedy,
- * like MMR with "same session" as the similarity). Returns at most `limit`.
+ * like MMR with "same session" as the similarity). `more` are further
+ * first-stage rankings of the same query (searchEpisodes passes a
+ * vector-only one, weighted by its `vectorWeight`): a hit at rank r of one
+ * scores `weight / (k + r)` on top and lends to its neighbours the same way.
+ * Returns at most `limit`.
  */
 export function rerankEpisodes(
   query: string,
@@ -160,6 +164,7 @@ export function rerankEpisodes(
   limit: number,
   options: EpisodeRankOptions = {},
   neighbours: ReadonlyMap<string, Episode> = new Map(),
+  more: ReadonlyArray<{ hits: readonly Episode[]; weight: number }> = [],
 ): Episode[] {
   checkRankOptions(options);
   const o = { ...EPISODE_RANK_DEFAULTS, ...definedOnly(options) };
@@ -175,20 +180,26 @@ export function rerankEpisodes(
     if (own) c.score += score;
     else c.lent += score;
   };
-  const inHits = new Map(hits.map((h) => [episodeKey(h.threadId, h.turn), h]));
+  const lists = [{ hits, weight: 1 }, ...more.filter((l) => l.weight > 0)];
+  const inHits = new Map(lists.flatMap((l) => l.hits.map((h) => [episodeKey(h.threadId, h.turn), h] as const)));
   const at = (e: Episode, turn: number) => {
     const key = episodeKey(e.threadId, turn);
     return inHits.get(key) ?? neighbours.get(key);
   };
-  hits.forEach((episode, i) => {
-    const base = (1 / (k + i + 1)) * (when && mentionsTime(episode.text) ? boost : 1);
-    credit(episode, base, i, true);
-    for (let d = 1; d <= window; d++) {
-      const share = 0.5 ** (d - 1) * base;
-      if (replyWeight > 0) credit(at(episode, episode.turn + d), replyWeight * share, i + 0.5, false);
-      if (promptWeight > 0 && episode.turn - d >= 0) credit(at(episode, episode.turn - d), promptWeight * share, i + 0.5, false);
-    }
-  });
+  let offset = 0;
+  for (const list of lists) {
+    list.hits.forEach((episode, i) => {
+      const base = (list.weight / (k + i + 1)) * (when && mentionsTime(episode.text) ? boost : 1);
+      const order = offset + i;
+      credit(episode, base, order, true);
+      for (let d = 1; d <= window; d++) {
+        const share = 0.5 ** (d - 1) * base;
+        if (replyWeight > 0) credit(at(episode, episode.turn + d), replyWeight * share, order + 0.5, false);
+        if (promptWeight > 0 && episode.turn - d >= 0) credit(at(episode, episode.turn - d), promptWeight * share, order + 0.5, false);
+      }
+    });
+    offset += list.hits.length;
+  }
   const scored = [...byKey.values()];
   const scale = scored.map((s) => {
     s.score += s.lent;

@@ -3,6 +3,7 @@ import { InvalidArgumentError } from "../errors.js";
 import { validateNamespace } from "./namespace.js";
 import type { MemoryGetOperation, MemoryPutOperation, MemorySearchOperation } from "./operations.js";
 import { validateTtlMinutes } from "./ttl.js";
+import type { RetrievalMode } from "./hnsw/search.js";
 
 /** Options of {@link MemoryStoreBase.search}. */
 export interface MemorySearchOptions {
@@ -25,6 +26,12 @@ export interface MemorySearchOptions {
    * @default the store's `ttl.refreshOnRead`
    */
   refreshTtl?: boolean;
+  /**
+   * How this search ranks by `query`, overriding the store's `retrieval`:
+   * `"vector"`, `"keyword"` or `"hybrid"` (see {@link MemorySearchOperation}).
+   * @default the store's `retrieval`
+   */
+  retrieval?: RetrievalMode;
 }
 
 /** Options of {@link MemoryStoreBase.get}. */
@@ -79,9 +86,10 @@ export abstract class MemoryStoreBase extends BaseStore {
   override async search(namespacePrefix: string[], options: MemorySearchOptions = {}): Promise<SearchItem[]> {
     validateNamespace(namespacePrefix, { what: "namespace prefix" });
     checkRefreshTtl(options.refreshTtl);
-    const { filter, limit = 10, offset = 0, query, refreshTtl } = options;
+    const { filter, limit = 10, offset = 0, query, refreshTtl, retrieval } = options;
     const op: MemorySearchOperation = { namespacePrefix, filter, limit, offset, query };
     if (refreshTtl !== undefined) op.refreshTtl = refreshTtl;
+    if (retrieval !== undefined) op.retrieval = retrieval;
     return (await this.batch([op]))[0];
   }
 

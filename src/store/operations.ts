@@ -1,10 +1,13 @@
 import type { GetOperation, PutOperation, SearchOperation } from "@langchain/langgraph-checkpoint";
+import type { RetrievalMode } from "./hnsw/search.js";
 
 /**
  * The operation shapes this package's stores accept in `batch()`: LangGraph's
  * own, plus PostgresStore's per-call options (a put's `ttl`, a read's
  * `refreshTtl`). Every store here (HNSWStore, PostgresMemoryStore,
- * RemoteStore) honours them.
+ * RemoteStore) honours them; a search's `retrieval` is honoured by
+ * HNSWStore and PostgresMemoryStore (RemoteStore and other stores ignore it
+ * and rank as they are configured).
  */
 
 /** A put operation with an optional per-put TTL (minutes; null = never expires). */
@@ -32,4 +35,13 @@ export interface MemorySearchOperation extends SearchOperation {
    * @default the store's `ttl.refreshOnRead`
    */
   refreshTtl?: boolean;
+  /**
+   * How this search ranks by its `query`, overriding the store's
+   * `retrieval`: `"vector"` (cosine alone), `"keyword"` (BM25 alone) or
+   * `"hybrid"` (both, fused). A store without vectors ranks by keywords
+   * whatever this says. Searches of one batch with the same query share one
+   * query embedding, so a vector-only and a hybrid ranking cost one.
+   * @default the store's `retrieval`
+   */
+  retrieval?: RetrievalMode;
 }

@@ -45,6 +45,8 @@ export interface ContractCapabilities {
   batchedEmbedding: boolean;
   /** our wording for namespace errors and refusal of non-string labels. */
   namespaceDetail: boolean;
+  /** a search operation's own `retrieval` ("vector", "keyword", "hybrid") overrides the store's. */
+  searchRetrieval?: boolean;
 }
 
 export interface ContractFactory {
@@ -276,6 +278,30 @@ export function describeStoreContract(factory: ContractFactory): void {
       expect(res[2].score).toBeUndefined();
       expect(res[0].score).toBeCloseTo(1, 5);
     });
+
+    if (caps.searchRetrieval) {
+      test("a search's own retrieval overrides the store's; searches of a batch share the query's embedding", async () => {
+        const { store, embeddings } = await make({ fields: ["text"] });
+        await store.batch([
+          { namespace: ["r"], key: "apple", value: { text: "apple pie with cream" } },
+          { namespace: ["r"], key: "banana", value: { text: "banana split" } },
+        ]);
+        const search = (retrieval?: string) => ({ namespacePrefix: ["r"], query: "apple", limit: 5, offset: 0, ...(retrieval ? { retrieval } : {}) });
+        const queries = embeddings.queryCalls.length;
+        const [hybrid, vector, keyword] = (await store.batch([search(), search("vector"), search("keyword")])) as Array<Array<{ key: string; score?: number }>>;
+        // One embedding for the three (the keyword one needs none, the other two share it).
+        expect(embeddings.queryCalls.length - queries).toBe(1);
+        expect(hybrid!.map((r) => r.key)).toEqual(["apple", "banana"]);
+        // By vector alone every item with a vector has a cosine; by keywords alone "banana" matches nothing.
+        expect(vector!.map((r) => [r.key, typeof r.score])).toEqual([["apple", "number"], ["banana", "number"]]);
+        expect(keyword![0]!.key).toBe("apple");
+        expect(keyword!.find((r) => r.key === "banana")?.score).toBeUndefined();
+        const before = embeddings.queryCalls.length;
+        await store.batch([search("keyword")]);
+        expect(embeddings.queryCalls.length).toBe(before);
+        await expect(store.batch([search("semantic")])).rejects.toThrow(/retrieval must be one of vector, keyword, hybrid/);
+      });
+    }
 
     test("applies a batch's operations in order, embedding its texts in one call", async () => {
       const { store, embeddings } = await make({ fields: ["text"] });

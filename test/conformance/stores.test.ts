@@ -8,7 +8,7 @@ const DIMS = 32;
 function hnswFactory(persistent: boolean): ContractFactory {
   return {
     name: `HNSWStore (${persistent ? "on disk" : "in memory"})`,
-    capabilities: { extendedFilters: true, extras: true, batchedEmbedding: true, namespaceDetail: true },
+    capabilities: { extendedFilters: true, extras: true, batchedEmbedding: true, namespaceDetail: true, searchRetrieval: true },
     make: async (options: ContractOptions = {}) => {
       const { embeddings, index } = contractIndex(options, DIMS);
       const dir = persistent ? tempDir() : undefined;

@@ -25,6 +25,9 @@ import { MEMORY_CONTEXT_HEADER } from "../../src/graph/format-memories.js";
 import { InvalidArgumentError, MissingConfigError } from "../../src/errors.js";
 import { ScriptedChatModel } from "../helpers/scripted-chat-model.js";
 import { storeFactories, type StoreCase } from "../graph/stores.js";
+import { InMemoryStore } from "@langchain/langgraph-checkpoint";
+import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
+import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 
 const NS = ["episodes", "u1"];
 const text = (m: BaseMessage) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content));
@@ -206,5 +209,50 @@ describe("writeEpisodes and withMemory record turns", () => {
     const node = writeEpisodes({ store: c.store });
     await expect(node({ messages: [new HumanMessage("hi")] }, { configurable: { user_id: "u1" } })).rejects.toBeInstanceOf(MissingConfigError);
     expect(await c.store.search(["episodes", "u1"], { limit: 10 })).toEqual([]);
+  });
+});
+
+describe("searchEpisodes' second, vector-only first stage (vectorWeight)", () => {
+  // The store's hybrid ranking puts "Zanzibar Zanzibar, Ben Ben Ben" first (BM25 on the names, boosted
+  // by the question's capitalised words); by vector alone turn 1, which shares the question's form, is closest.
+  const turns = [
+    { role: "user", content: "Zanzibar!" },
+    { role: "assistant", content: "when did you go, when did you go to" },
+    { role: "user", content: "The weather was grey all week" },
+    { role: "assistant", content: "Zanzibar Zanzibar, Ben Ben Ben" },
+  ] as const;
+  const q = "When did you say Ben went to Zanzibar?";
+  const noNeighbours = { pool: 1, limit: 1, replyWeight: 0, promptWeight: 0, contextWeight: 0, minWords: 0, speakerBoost: 1 };
+
+  it("adds the vector ranking's hits, in the same batch as the hybrid search, one query embedding", async () => {
+    const embeddings = new FakeEmbeddings({ dims: 64 });
+    const store = new HNSWStore({ index: { dims: 64, embeddings, fields: ["text"] }, embeddingCache: false });
+    try {
+      await recordEpisodes({ store, namespace: NS, threadId: "t1", speakers: { user: "Ana", assistant: "Ben" }, messages: [...turns] });
+      expect((await store.search(NS, { query: q, limit: 1 }))[0]!.key).toBe(episodeKey("t1", 3));
+      expect((await store.search(NS, { query: q, limit: 1, retrieval: "vector" }))[0]!.key).toBe(episodeKey("t1", 1));
+      const batches: unknown[][] = [];
+      const batch = store.batch.bind(store);
+      store.batch = ((ops: never) => (batches.push(ops), batch(ops))) as typeof store.batch;
+      const calls = embeddings.queryCalls.length;
+      expect((await searchEpisodes(store, NS, { query: q, ...noNeighbours, vectorWeight: 0 })).map((e) => e.key)).toEqual([episodeKey("t1", 3)]);
+      expect(batches.at(-1)).toHaveLength(1);
+      // The default weight: two searches in one batch, the hybrid one's first hit still first.
+      expect((await searchEpisodes(store, NS, { query: q, ...noNeighbours })).map((e) => e.key)).toEqual([episodeKey("t1", 3)]);
+      expect((batches.at(-1) as Array<{ retrieval?: string }>).map((op) => op.retrieval)).toEqual([undefined, "vector"]);
+      expect(embeddings.queryCalls.length - calls).toBe(2); // one per searchEpisodes call
+      // A heavier vector side brings in, and puts first, a turn only it found (the hybrid pool is 1 turn).
+      expect((await searchEpisodes(store, NS, { query: q, ...noNeighbours, vectorWeight: 3 })).map((e) => e.key)).toEqual([episodeKey("t1", 1)]);
+      await expect(searchEpisodes(store, NS, { query: q, vectorWeight: -1 })).rejects.toThrow(/searchEpisodes vectorWeight must be/);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("on a store that ignores a search's own retrieval, leaves the order as it was", async () => {
+    const store = new InMemoryStore({ index: { dims: 64, embeddings: new FakeEmbeddings({ dims: 64 }), fields: ["text"] } });
+    await recordEpisodes({ store, namespace: NS, threadId: "t1", speakers: { user: "Ana", assistant: "Ben" }, messages: [...turns] });
+    const keys = async (vectorWeight: number) => (await searchEpisodes(store, NS, { query: q, limit: 4, vectorWeight })).map((e) => e.key);
+    expect(await keys(0.5)).toEqual(await keys(0));
   });
 });

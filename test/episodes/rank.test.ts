@@ -87,3 +87,23 @@ describe("rerankEpisodes contextWeight (keywords of the turn before)", () => {
     expect(() => rerankEpisodes("q", [], 1, { contextWeight: Number.NaN })).toThrow(InvalidArgumentError);
   });
 });
+
+describe("rerankEpisodes with further first-stage rankings (`more`)", () => {
+  const turn = (threadId: string, n: number, text: string): Episode => ({ key: `${threadId}#${String(n).padStart(6, "0")}`, text, speaker: "Ana", threadId, turn: n, date: "2024-01-01", timestamp: "" });
+  const off = { minWords: 0, speakerBoost: 1, timeBoost: 1, promptWeight: 0, k: 1 };
+
+  it("scores each list's hit at rank r as weight / (k + r), sums across lists, and lends to neighbours", () => {
+    const a = turn("t1", 0, "first");
+    const b = turn("t2", 0, "second");
+    const c = turn("t3", 0, "third");
+    const replyToC = turn("t3", 1, "the reply");
+    // main list a, b; vector list c, b: b = 1/3 + 1/3 beats a = 1/2; c = 1/2 ties a (a came first).
+    const out = rerankEpisodes("q", [a, b], 4, { ...off, replyWeight: 0 }, new Map(), [{ hits: [c, b], weight: 1 }]);
+    expect(out.map((e) => e.key)).toEqual([b.key, a.key, c.key]);
+    // weight 0 ignores the list entirely
+    expect(rerankEpisodes("q", [a, b], 4, { ...off, replyWeight: 0 }, new Map(), [{ hits: [c, b], weight: 0 }]).map((e) => e.key)).toEqual([a.key, b.key]);
+    // a hit of the extra list lends to the turn after it
+    const lent = rerankEpisodes("q", [a], 4, { ...off, replyWeight: 0.5, window: 1 }, new Map([[replyToC.key, replyToC]]), [{ hits: [c], weight: 1 }]);
+    expect(lent.map((e) => e.key)).toContain(replyToC.key);
+  });
+});

@@ -9,7 +9,7 @@ const server = poolForFile(4);
 describeWithVectors("on a real PostgreSQL server with pgvector", () => {
   describeStoreContract({
     name: "PostgresMemoryStore (real PostgreSQL + pgvector)",
-    capabilities: { extendedFilters: true, extras: true, batchedEmbedding: true, namespaceDetail: true },
+    capabilities: { extendedFilters: true, extras: true, batchedEmbedding: true, namespaceDetail: true, searchRetrieval: true },
     make: async (options: ContractOptions = {}) => {
       const { embeddings, index } = contractIndex(options, DIMS);
       const schema = freshSchema();

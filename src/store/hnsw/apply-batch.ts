@@ -85,10 +85,12 @@ export async function applyBatch(
     let search: PlannedSearch | undefined;
     if ("namespacePrefix" in op) {
       const req = searchRequest(op, i, prepared);
-      const plan = req.query !== undefined && req.query !== null ? planSearch(state, req, ctx) : undefined;
+      const mode = (op as HNSWSearchOperation).retrieval;
+      const searchCtx = mode === undefined ? ctx : { ...ctx, retrieval: mode };
+      const plan = req.query !== undefined && req.query !== null ? planSearch(state, req, searchCtx) : undefined;
       // While the store opens, a search that walks the graph waits for it (reads hold no writer back).
       if (plan && planNeedsGraph(state, plan)) await state.vectors!.whenLoaded();
-      search = { req, plan };
+      search = { req, plan, ctx: searchCtx };
     }
     results.push(applyOne(state, op, prepared, ctx, touch, i, search));
     if (resized && prepared.puts.get(i)?.vectors.length) {
@@ -112,12 +114,14 @@ const searchRequest = (s: SearchOperation, i: number, prepared: PreparedBatch): 
 interface PlannedSearch {
   req: SearchRequest;
   plan?: SearchPlan;
+  /** The context with the operation's own `retrieval`, when it has one. */
+  ctx: ApplyContext;
 }
 
 function applyOne(state: StoreState, op: Operation, prepared: PreparedBatch, ctx: ApplyContext, touch: Touch, i: number, search?: PlannedSearch): unknown {
   const { now } = ctx;
   if (search) {
-    const ranked = runSearch(state, search.req, ctx, search.plan);
+    const ranked = runSearch(state, search.req, search.ctx, search.plan);
     return ranked.map(({ item, score }) => {
       touch(item, (op as HNSWSearchOperation).refreshTtl);
       const out: SearchItem = toItem(item);

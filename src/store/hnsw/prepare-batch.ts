@@ -4,7 +4,8 @@ import { EmbeddingError, InvalidArgumentError } from "../../errors.js";
 import { extractFieldTexts } from "../fields.js";
 import { validateFilter } from "../filter.js";
 import { validateNamespace } from "../namespace.js";
-import type { RetrievalMode } from "./search.js";
+import { RETRIEVAL_MODES, type RetrievalMode } from "./search.js";
+import type { MemorySearchOperation } from "../operations.js";
 import type { PreparedPut, StoreState } from "./store-state.js";
 import { effectiveTtl, validateTtlMinutes, type TTLConfig } from "../ttl.js";
 import { validateValue } from "../validate-value.js";
@@ -74,6 +75,10 @@ function validateOp(op: Operation, i: number, kind: Kind): void {
       throw new InvalidArgumentError(`${where}: query must be a string, got ${typeof s.query}`);
     }
     validateFilter(s.filter);
+    const mode = (op as MemorySearchOperation).retrieval;
+    if (mode !== undefined && !RETRIEVAL_MODES.includes(mode)) {
+      throw new InvalidArgumentError(`${where}: retrieval must be one of ${RETRIEVAL_MODES.join(", ")}, got ${JSON.stringify(mode)}`);
+    }
   }
   if (kind === "list") {
     const l = op as ListNamespacesOperation;
@@ -147,11 +152,12 @@ export async function prepareBatch(operations: Operation[], ctx: PrepareContext)
   const vectors = ctx.embeddings && ctx.dims ? await embedTexts(ctx.embeddings, [...texts], ctx.dims) : new Map<string, number[]>();
 
   const queryVectors = new Map<number, number[]>();
-  if (ctx.embeddings && ctx.dims && ctx.retrieval !== "keyword") {
+  if (ctx.embeddings && ctx.dims) {
     const byQuery = new Map<string, number[] | undefined>();
     for (let i = 0; i < operations.length; i++) {
       const q = (operations[i] as SearchOperation).query;
       if (kinds[i] !== "search" || typeof q !== "string") continue;
+      if (((operations[i] as MemorySearchOperation).retrieval ?? ctx.retrieval) === "keyword") continue;
       if (!byQuery.has(q)) {
         try {
           const v = await ctx.embeddings.embedQuery(q);

@@ -7,6 +7,9 @@ import type { StoreState } from "./store-state.js";
 /** How a search with a `query` ranks items. */
 export type RetrievalMode = "vector" | "keyword" | "hybrid";
 
+/** Every {@link RetrievalMode}. */
+export const RETRIEVAL_MODES: readonly RetrievalMode[] = ["vector", "keyword", "hybrid"];
+
 export interface SearchRequest {
   namespacePrefix: string[];
   filter?: Record<string, unknown>;

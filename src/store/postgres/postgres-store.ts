@@ -208,7 +208,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
               db,
               tables: this.tables,
               now,
-              retrieval: this.retrieval,
+              retrieval: s.retrieval ?? this.retrieval,
               hasVectors: !!this.indexConfig,
               fields: this.fields,
               efSearch: this.options.hnsw?.efSearch ?? DEFAULT_EF_SEARCH,

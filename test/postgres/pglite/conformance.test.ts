@@ -8,7 +8,7 @@ const pg = pgliteForFile();
 
 describeStoreContract({
   name: "PostgresMemoryStore (PGlite + pgvector over the pg driver)",
-  capabilities: { extendedFilters: true, extras: true, batchedEmbedding: true, namespaceDetail: true },
+  capabilities: { extendedFilters: true, extras: true, batchedEmbedding: true, namespaceDetail: true, searchRetrieval: true },
   make: async (options: ContractOptions = {}) => {
     const { embeddings, index } = contractIndex(options, DIMS);
     const schema = pg.server.freshSchema();
