@@ -1,6 +1,7 @@
 import type { BaseStore, Operation } from "@langchain/langgraph-checkpoint";
 import type { FastifyInstance } from "fastify";
 import { InvalidArgumentError } from "../errors.js";
+import type { RetrievalMode } from "../store/hnsw/search.js";
 import { operationFromWire, type WireItem, type WireOperation } from "../store/remote/wire.js";
 import { runScoped, type BatchLimits } from "./scoped-batch.js";
 import { validateNamespace } from "../store/namespace.js";
@@ -40,6 +41,7 @@ const searchBody = {
     offset: page,
     query: { type: ["string", "null"] },
     refresh_ttl: { type: ["boolean", "null"] },
+    retrieval: { type: ["string", "null"] }, // checked by the store (a named InvalidArgumentError)
   },
 } as const;
 
@@ -114,12 +116,12 @@ export function registerStoreRoutes(app: FastifyInstance, store: BaseStore, limi
     return reply.code(204).send();
   });
 
-  app.post<{ Body: { namespace_prefix?: string[]; filter?: Record<string, unknown> | null; limit?: number; offset?: number; query?: string | null; refresh_ttl?: boolean | null } }>(
+  app.post<{ Body: { namespace_prefix?: string[]; filter?: Record<string, unknown> | null; limit?: number; offset?: number; query?: string | null; refresh_ttl?: boolean | null; retrieval?: RetrievalMode | null } }>(
     "/store/items/search",
     { config: user, schema: { body: searchBody } },
     async (request) => {
       const b = request.body ?? {};
-      const [items] = await run(request, [operationFromWire({ op: "search", namespace_prefix: b.namespace_prefix ?? [], filter: b.filter, limit: b.limit, offset: b.offset, query: b.query, refresh_ttl: b.refresh_ttl })]);
+      const [items] = await run(request, [operationFromWire({ op: "search", namespace_prefix: b.namespace_prefix ?? [], filter: b.filter, limit: b.limit, offset: b.offset, query: b.query, refresh_ttl: b.refresh_ttl, retrieval: b.retrieval })]);
       return { items: items as WireItem[] };
     },
   );

@@ -5,9 +5,9 @@ import type { RetrievalMode } from "./hnsw/search.js";
  * The operation shapes this package's stores accept in `batch()`: LangGraph's
  * own, plus PostgresStore's per-call options (a put's `ttl`, a read's
  * `refreshTtl`). Every store here (HNSWStore, PostgresMemoryStore,
- * RemoteStore) honours them; a search's `retrieval` is honoured by
- * HNSWStore and PostgresMemoryStore (RemoteStore and other stores ignore it
- * and rank as they are configured).
+ * RemoteStore) honours them, including a search's `retrieval` (RemoteStore
+ * sends it to the server's store; other stores ignore it and rank as they are
+ * configured).
  */
 
 /** A put operation with an optional per-put TTL (minutes; null = never expires). */

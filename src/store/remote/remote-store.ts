@@ -60,9 +60,12 @@ export interface RemoteStoreOptions {
  * have (items with valid timestamps), so a bad server is never trusted.
  * Requests are not retried.
  *
- * **Per-call options.** A put's `ttl` and a get's or search's `refreshTtl`
- * travel to the server (`ttl`, `refresh_ttl`), which hands them to its
- * store; they take effect when that store has TTL (`ttl` option).
+ * **Per-call options.** A put's `ttl`, a get's or search's `refreshTtl` and a
+ * search's `retrieval` travel to the server (`ttl`, `refresh_ttl`,
+ * `retrieval`), which hands them to its store; TTLs take effect when that
+ * store has TTL (`ttl` option). A memory server from a release before
+ * `retrieval` existed refuses a search that sets it (400), so update the
+ * server first.
  */
 export class RemoteStore extends MemoryStoreBase {
   private readonly url: string;

@@ -9,6 +9,7 @@ import type {
   SearchOperation,
 } from "@langchain/langgraph-checkpoint";
 import * as errors from "../../errors.js";
+import type { RetrievalMode } from "../hnsw/search.js";
 import type { MemoryGetOperation, MemorySearchOperation } from "../operations.js";
 
 /**
@@ -29,7 +30,7 @@ export interface WireItem {
 export type WireOperation =
   | { op: "get"; namespace: string[]; key: string; refresh_ttl?: boolean | null }
   | { op: "put"; namespace: string[]; key: string; value: Record<string, unknown> | null; index?: false | string[] | null; ttl?: number | null }
-  | { op: "search"; namespace_prefix: string[]; filter?: Record<string, unknown> | null; limit?: number; offset?: number; query?: string | null; refresh_ttl?: boolean | null }
+  | { op: "search"; namespace_prefix: string[]; filter?: Record<string, unknown> | null; limit?: number; offset?: number; query?: string | null; refresh_ttl?: boolean | null; retrieval?: RetrievalMode | null }
   | { op: "list_namespaces"; match_conditions?: { match_type: "prefix" | "suffix"; path: string[] }[]; max_depth?: number; limit?: number; offset?: number };
 
 /** One result per operation: an item or null (get), null (put), items (search), namespaces (list). */
@@ -84,6 +85,7 @@ export function operationToWire(op: Operation): WireOperation {
       const s = op as MemorySearchOperation;
       const wire: WireOperation = { op: "search", namespace_prefix: s.namespacePrefix, filter: s.filter, limit: s.limit, offset: s.offset, query: s.query };
       if (s.refreshTtl !== undefined) wire.refresh_ttl = s.refreshTtl;
+      if (s.retrieval !== undefined) wire.retrieval = s.retrieval;
       return wire;
     }
     case "put": {
@@ -120,6 +122,7 @@ export function operationFromWire(wire: WireOperation): Operation {
         query: wire.query ?? undefined,
       };
       if (typeof wire.refresh_ttl === "boolean") search.refreshTtl = wire.refresh_ttl;
+      if (typeof wire.retrieval === "string") search.retrieval = wire.retrieval;
       return search;
     }
     case "put": {
