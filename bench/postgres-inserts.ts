@@ -15,7 +15,7 @@
  */
 import os from "node:os";
 import pg from "pg";
-import { pgBinDir, startPgCluster } from "../test/helpers/pg-cluster.js";
+import { benchServer } from "./lib/pg-server.js";
 import { vectorParam } from "../src/store/postgres/sql.js";
 import { lowRankUnitVectors } from "./lib/vectors.js";
 
@@ -41,15 +41,7 @@ const variants: Record<string, Variant> = {
 };
 
 async function main() {
-  let url = process.env.DATABASE_URL;
-  let stop: (() => void) | undefined;
-  if (!url) {
-    const bin = pgBinDir();
-    if (!bin) throw new Error("bench:postgres-inserts: no PostgreSQL server under /usr/lib/postgresql and no DATABASE_URL");
-    const cluster = await startPgCluster({ bin, settings: ["shared_buffers=512MB", "maintenance_work_mem=256MB"] });
-    url = cluster.url;
-    stop = cluster.stop;
-  }
+  const { url, stop } = await benchServer("bench:postgres-inserts");
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {

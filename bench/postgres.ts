@@ -35,7 +35,7 @@ import pg from "pg";
 import { HNSWStore } from "../src/store/hnsw/hnsw-store.js";
 import { PostgresMemoryStore } from "../src/store/postgres/index.js";
 import { explainingPool } from "../test/helpers/explain-pool.js";
-import { pgBinDir, startPgCluster } from "../test/helpers/pg-cluster.js";
+import { benchServer } from "./lib/pg-server.js";
 import { exactTopK, lowRankUnitVectors, PrecomputedEmbeddings, recallAtK } from "./lib/vectors.js";
 import { timeRuns } from "./lib/timing.js";
 
@@ -175,15 +175,7 @@ async function runSystem(system: string, serverUrl: string, n: number, data: Flo
 }
 
 async function main() {
-  let serverUrl = process.env.DATABASE_URL;
-  let stop: (() => void) | undefined;
-  if (!serverUrl) {
-    const bin = pgBinDir();
-    if (!bin) throw new Error("bench:postgres: no PostgreSQL server under /usr/lib/postgresql and no DATABASE_URL");
-    const cluster = await startPgCluster({ bin, settings: ["shared_buffers=512MB", "maintenance_work_mem=256MB"] });
-    serverUrl = cluster.url;
-    stop = cluster.stop;
-  }
+  const { url: serverUrl, stop } = await benchServer("bench:postgres");
   const version = await (async () => {
     const c = new pg.Client({ connectionString: serverUrl });
     await c.connect();
