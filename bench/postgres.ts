@@ -35,7 +35,7 @@ import pg from "pg";
 import { HNSWStore } from "../src/store/hnsw/hnsw-store.js";
 import { PostgresMemoryStore } from "../src/store/postgres/index.js";
 import { explainingPool } from "../test/helpers/explain-pool.js";
-import { pgBinDir, startPgCluster } from "../test/helpers/pg-cluster.js";
+import { benchServer } from "./lib/pg-server.js";
 import { exactTopK, lowRankUnitVectors, PrecomputedEmbeddings, recallAtK } from "./lib/vectors.js";
 import { timeRuns } from "./lib/timing.js";
 
@@ -59,6 +59,8 @@ interface Opened {
   explain?: (prefix: string[], q: number) => Promise<string>;
   /** All-users recall@10 and p50 at each `--ef-sweep` value of hnsw.efSearch. */
   sweep?: (exact: Int32Array[]) => Promise<{ efSearch: number; recall: number; p50: number }[]>;
+  /** What autovacuum is doing in the store's database (`relation: phase`), sampled around the timings. */
+  vacuuming?: () => Promise<string[]>;
 }
 
 async function freshDatabase(serverUrl: string, name: string): Promise<string> {
@@ -94,6 +96,12 @@ async function open(system: string, serverUrl: string, n: number, embeddings: Pr
     return {
       store,
       close: async () => (await store.close(), await dropDatabase(serverUrl, db)),
+      vacuuming: async () => {
+        const r = await store.connectionPool!.query<{ v: string }>(
+          `SELECT relid::regclass || ': ' || phase AS v FROM pg_stat_progress_vacuum WHERE datname = current_database()`,
+        );
+        return r.rows.map((x) => x.v);
+      },
       explain: async (prefix, q) => {
         // The same search through a second store on a pool that EXPLAINs each vector statement first.
         const { pool, plans } = explainingPool(url, 1);
@@ -124,7 +132,7 @@ async function runSystem(system: string, serverUrl: string, n: number, data: Flo
   const dir = await mkdtemp(join(os.tmpdir(), `bench-pg-${system}-`));
   const embeddings = new PrecomputedEmbeddings(data, queries, DIMS);
   const out: Record<string, unknown> = { system, n };
-  const { store, close, explain, sweep } = await open(system, serverUrl, n, embeddings, dir);
+  const { store, close, explain, sweep, vacuuming } = await open(system, serverUrl, n, embeddings, dir);
   try {
     const t = performance.now();
     for (let s = 0; s < n; s += BATCH) {
@@ -140,8 +148,12 @@ async function runSystem(system: string, serverUrl: string, n: number, data: Flo
       const leaked = runs.results.flat().filter((r) => r.namespace.length < prefix.length || prefix.some((l, i) => r.namespace[i] !== l)).length;
       return { ...runs.lat, recall: Number(recallAtK(ids, exact).toFixed(4)), leaked };
     };
+    // A fresh table's autovacuum (pgvector's HNSW vacuum reads the whole index) competes for the CPU.
+    const vacuum: Record<string, string[]> = {};
+    if (vacuuming) vacuum.beforeSearches = await vacuuming();
     out.searchAll = await search(["users"], exactAll);
     out.searchUser = await search(["users", "u1"], exactUser);
+    if (vacuuming) (vacuum.afterSearches = await vacuuming()), (out.autovacuum = vacuum);
     // 8 clients: 8 searches in flight at once, 4 rounds of all the queries.
     let next = 0;
     const total = nQueries * 4;
@@ -163,15 +175,7 @@ async function runSystem(system: string, serverUrl: string, n: number, data: Flo
 }
 
 async function main() {
-  let serverUrl = process.env.DATABASE_URL;
-  let stop: (() => void) | undefined;
-  if (!serverUrl) {
-    const bin = pgBinDir();
-    if (!bin) throw new Error("bench:postgres: no PostgreSQL server under /usr/lib/postgresql and no DATABASE_URL");
-    const cluster = await startPgCluster({ bin, settings: ["shared_buffers=512MB", "maintenance_work_mem=256MB"] });
-    serverUrl = cluster.url;
-    stop = cluster.stop;
-  }
+  const { url: serverUrl, stop } = await benchServer("bench:postgres");
   const version = await (async () => {
     const c = new pg.Client({ connectionString: serverUrl });
     await c.connect();

@@ -3,6 +3,10 @@ import pg from "pg";
 /** One vector search statement the store ran, with the plan PostgreSQL chose for it. */
 export interface CapturedPlan {
   sql: string;
+  /** Its parameters, as the store sent them (a vector is a Buffer in pgvector's binary form). */
+  values?: unknown[];
+  /** The statement's name when the store ran it as a named prepared statement. */
+  name?: string;
   plan: string;
 }
 
@@ -29,15 +33,19 @@ export function explainingPool(connectionString: string, max = 4): { pool: pg.Po
     if (!wrapped.has(client)) {
       wrapped.add(client);
       const query = client.query.bind(client) as (text: string, values?: unknown[], cb?: unknown) => Promise<pg.QueryResult>;
-      (client as unknown as { query: typeof query }).query = async (text: string, values?: unknown[], cb?: unknown) => {
+      (client as unknown as { query: (first: unknown, values?: unknown[], cb?: unknown) => Promise<pg.QueryResult> }).query = async (first: unknown, values?: unknown[], cb?: unknown) => {
         // pg's pool.query() passes a callback: those (never the store's) go through untouched.
-        if (cb !== undefined || typeof values === "function") return query(text, values, cb);
+        if (cb !== undefined || typeof values === "function") return query(first as string, values, cb);
+        // The store's named prepared statements come as a query config ({ name, text, values }).
+        const config = typeof first === "string" ? undefined : (first as { name?: string; text: string; values?: unknown[] });
+        const text = config ? config.text : (first as string);
+        const params = config ? config.values : values;
         if (typeof text === "string" && /^\s*SELECT/i.test(text) && text.includes("<=>")) {
-          const r = await query(`EXPLAIN ${text}`, values);
+          const r = await query(`EXPLAIN ${text}`, params);
           // Vector literals shortened: a 512-d one is 5 KB of digits.
-          plans.push({ sql: text, plan: r.rows.map((row) => String(row["QUERY PLAN"]).replace(/'\[[^\]]*\]'::vector/g, "'[…]'::vector")).join("\n") });
+          plans.push({ sql: text, values: params, name: config?.name, plan: r.rows.map((row) => String(row["QUERY PLAN"]).replace(/'\[[^\]]*\]'::vector/g, "'[…]'::vector")).join("\n") });
         }
-        return query(text, values);
+        return config ? (query as unknown as (c: unknown) => Promise<pg.QueryResult>)(config) : query(text, values);
       };
     }
     return client;

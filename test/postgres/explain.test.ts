@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { PostgresMemoryStore } from "../../src/store/postgres/index.js";
-import { explainingPool } from "../helpers/explain-pool.js";
+import { explainingPool, type CapturedPlan } from "../helpers/explain-pool.js";
 import { idText, lowRankUnitVectors, PrecomputedEmbeddings } from "../../bench/lib/vectors.js";
 import { databaseUrl, describeWithVectors, freshSchema } from "./real-server.js";
 
@@ -61,12 +61,13 @@ describeWithVectors("search plans on the real server (EXPLAIN)", () => {
   });
 
   for (const retrieval of ["vector", "hybrid"] as const) {
-    it(`one user (${retrieval}): the user's range of the vectors' primary key, never a scan of every vector`, async () => {
+    it(`one user (${retrieval}): the user's range of the items' primary key, one primary-key probe of the vectors per item, never a scan of every vector`, async () => {
       const s = open(retrieval);
       try {
         const plan = await planOf(s, ["users", "u1"]);
-        // The vectors are read through their primary key, by the user's namespace range (a plain or a bitmap index scan).
-        expect(plan).toMatch(/Index Scan on memory_vectors_pkey[^\n]*\n\s*Index Cond: \([^\n]*'users\.u1[./]?'::text|Index Scan using memory_vectors_pkey on memory_vectors v[^\n]*\n\s*Index Cond: \([^\n]*'users\.u1[./]?'::text/);
+        expect(plans).toHaveLength(1); // one statement: the ranking and the page's rows
+        expect(plan).toMatch(/Index Scan on memory_items_pkey[^\n]*\n\s*Index Cond: \([^\n]*'users\.u1[./]?'::text|Index Scan using memory_items_pkey on memory_items i[^\n]*\n\s*Index Cond: \([^\n]*'users\.u1[./]?'::text/);
+        expect(plan).toMatch(/Index Scan using memory_vectors_pkey on memory_vectors v[^\n]*\n\s*Index Cond: \(\(ns = i\.ns\) AND \(key = i\.key\)\)/);
         expect(plan).not.toMatch(/Seq Scan/);
         expect(plan).not.toMatch(/memory_vectors_hnsw/);
       } finally {
@@ -74,4 +75,42 @@ describeWithVectors("search plans on the real server (EXPLAIN)", () => {
       }
     });
   }
+
+  // The store runs these statements as named prepared statements, and after five runs PostgreSQL may
+  // switch a session to the statement's generic plan (planned without the values): check those plans too.
+  const genericPlan = async (captured: CapturedPlan, settings: string[]) => {
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      for (const setting of ["SET LOCAL plan_cache_mode = force_generic_plan", ...settings]) await client.query(setting);
+      await client.query(`PREPARE generic_probe AS ${captured.sql}`);
+      const args = (captured.values ?? []).map((v) => (Buffer.isBuffer(v) ? `'${vectorText(v)}'` : typeof v === "number" ? String(v) : client.escapeLiteral(String(v))));
+      const r = await client.query(`EXPLAIN EXECUTE generic_probe(${args.join(", ")})`);
+      return r.rows.map((row) => String(row["QUERY PLAN"])).join("\n");
+    } finally {
+      await client.query("ROLLBACK");
+      await client.query("DEALLOCATE generic_probe").catch(() => undefined);
+      client.release();
+    }
+  };
+
+  it("prepared: the statements are named, and their generic plans keep the same shape", async () => {
+    await planOf(store, ["users"]);
+    const all = plans[0];
+    await planOf(store, ["users", "u1"]);
+    const one = plans[0];
+    expect(all.name).toMatch(/^lhm_[0-9a-f]{24}$/);
+    expect(one.name).toMatch(/^lhm_[0-9a-f]{24}$/);
+    const walk = await genericPlan(all, ["SET LOCAL enable_sort = off", "SET LOCAL hnsw.iterative_scan = relaxed_order"]);
+    expect(walk).toMatch(/Index Scan using memory_vectors_hnsw on memory_vectors/);
+    const exact = await genericPlan(one, []);
+    expect(exact).toMatch(/Index Scan using memory_vectors_pkey on memory_vectors v[^\n]*\n\s*Index Cond: \(\(ns = i\.ns\) AND \(key = i\.key\)\)/);
+    expect(exact).not.toMatch(/Seq Scan|memory_vectors_hnsw/);
+  });
 });
+
+/** pgvector's text form of a vector sent in its binary form (int16 dims, int16 unused, big-endian float4s). */
+function vectorText(b: Buffer): string {
+  const n = b.readInt16BE(0);
+  return `[${Array.from({ length: n }, (_, i) => b.readFloatBE(4 + 4 * i)).join(",")}]`;
+}

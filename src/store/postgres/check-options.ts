@@ -1,5 +1,5 @@
 import { InvalidArgumentError, InvalidOptionError } from "../../errors.js";
-import { checkFunction, checkHasMethods, checkNumber, checkObject, checkOneOf, checkOptionsObject, checkPositiveInt, checkString } from "../../option-checks.js";
+import { checkBoolean, checkFunction, checkHasMethods, checkNumber, checkObject, checkOneOf, checkOptionsObject, checkPositiveInt, checkString } from "../../option-checks.js";
 import { validateTtlConfig } from "../ttl.js";
 import type { PostgresMemoryStoreOptions } from "./options.js";
 import { isIdentifier } from "./sql.js";
@@ -36,6 +36,7 @@ export function checkPostgresOptions(options: PostgresMemoryStoreOptions): void 
     else checkPositiveInt(v, `hnsw.${name}`);
   }
   checkString(options.embedderIdentity, "embedderIdentity");
+  checkBoolean(options.preparedStatements, "preparedStatements");
   checkNumber(options.statementTimeoutMs, "statementTimeoutMs", { min: 0 });
   checkNumber(options.connectionRetryMs, "connectionRetryMs", { min: 0 });
   checkNumber(options.maxRetries, "maxRetries", { min: 0, integer: true, max: 1000 });

@@ -26,6 +26,7 @@ import { liveSql, nsPath, Params, scopeSql, tables, type Queryable, type Tables 
 import { writeRun, type WriteOp } from "./write.js";
 import { listNamespaces } from "./list-namespaces.js";
 import { PlanCache } from "./plan-cache.js";
+import { PreparedStatements } from "./prepared.js";
 import { checkPostgresOptions } from "./check-options.js";
 import { exportRows, importRows } from "./transfer.js";
 import { validateValue } from "../validate-value.js";
@@ -72,6 +73,8 @@ export class PostgresMemoryStore extends MemoryStoreBase {
   private stopSweeper: () => void = () => {};
   /** Small/large decisions of recent searches (cleared by this store's writes). */
   private readonly plans = new PlanCache();
+  /** Named prepared statements of the searches. */
+  private readonly statements: PreparedStatements;
 
   constructor(options: PostgresMemoryStoreOptions) {
     super();
@@ -84,6 +87,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     this.logger = options.logger ?? console;
     this.indexConfig = options.index;
     this.fields = options.index ? (options.index.fields ?? ["$"]) : null;
+    this.statements = new PreparedStatements(options.preparedStatements !== false);
   }
 
   /** The recorded embedder identity (what the meta table must hold). */
@@ -118,7 +122,11 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     if (!this.storePool) {
       this.storePool = await openPool(this.options, this.logger);
       this.pool = this.storePool.pool;
-      if (!this.options.pool) await limitOnPglite(this.pool, this.txOptions("setup"));
+      if (await isPglite(this.pool, this.txOptions("setup"))) {
+        // One session behind every connection: each connection's first PREPARE of a shape after another's fails.
+        this.statements.disable();
+        if (!this.options.pool) (this.pool as unknown as { options: { max: number } }).options.max = 1;
+      }
     }
     this.setupDone = await inTransaction(this.pool!, this.txOptions("setup"), (db) =>
       setupSchema(db, this.tables, {
@@ -216,6 +224,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
               iterativeScan: iterativeScanSupported(this.setupDone?.pgvector),
               inTransaction: writes,
               plans: this.plans,
+              statements: this.statements,
             },
           );
           if (s.refreshTtl ?? storeRefresh) touched.push(...ids);
@@ -354,11 +363,13 @@ export class PostgresMemoryStore extends MemoryStoreBase {
  * is one session that runs one query at a time, and its socket server
  * closes connections beyond its `maxConnections` (default 1) at once, which
  * `pg` reports as "Connection terminated unexpectedly". More connections
- * buy nothing there, so the store's own pool uses one.
+ * buy nothing there, so the store's own pool uses one. All connections
+ * share that session's prepared statements, which `pg` tracks per
+ * connection, so the store prepares none there.
  */
-async function limitOnPglite(pool: Pool, options: Parameters<typeof inTransaction>[1]): Promise<void> {
+async function isPglite(pool: Pool, options: Parameters<typeof inTransaction>[1]): Promise<boolean> {
   const r = await inTransaction(pool, { ...options, mode: "read" }, (db) => db.query<{ v: string }>("SELECT version() AS v"));
-  if (/PGlite/i.test(r.rows[0]?.v ?? "")) (pool as unknown as { options: { max: number } }).options.max = 1;
+  return /PGlite/i.test(r.rows[0]?.v ?? "");
 }
 
 /** HNSW defaults (see PostgresHnswOptions). */

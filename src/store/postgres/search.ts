@@ -7,6 +7,8 @@ import type { RetrievalMode } from "../hnsw/search.js";
 import { filterSql } from "./sql-filter.js";
 import { liveSql, nsLabels, Params, rowId, scopeSql, vectorParam, type Queryable, type Tables } from "./sql.js";
 import type { PlanCache } from "./plan-cache.js";
+import type { PreparedStatements } from "./prepared.js";
+import type { QueryResult, QueryResultRow } from "pg";
 import { keywordTexts } from "./write.js";
 
 /** An item row as selected from the items table. */
@@ -59,6 +61,8 @@ export interface PgSearchContext {
   inTransaction: boolean;
   /** Recent small/large decisions, to skip the count (none: count every time). */
   plans?: PlanCache;
+  /** Named prepared statements (none: every statement unnamed). */
+  statements?: PreparedStatements;
 }
 
 interface Ranked {
@@ -90,7 +94,7 @@ function scopeWhere(req: PgSearchRequest, ctx: PgSearchContext, params: Params):
 export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Promise<{ results: SearchItem[]; ids: [string, string][] }> {
   const need = req.offset + req.limit;
   if (req.limit <= 0) return { results: [], ids: [] };
-  const { db, tables: t } = ctx;
+  const { tables: t } = ctx;
   const rows = new Map<string, ItemRow>();
   const keep = (row: ItemRow) => {
     if (!matchesFilter(row.value, req.filter)) return false;
@@ -100,7 +104,8 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
 
   if (req.query === undefined || req.query === null) {
     const p = new Params();
-    const r = await db.query<ItemRow>(
+    const r = await runStatement<ItemRow>(
+      ctx,
       `SELECT ${ITEM_COLUMNS} FROM ${t.items} i WHERE ${scopeWhere(req, ctx, p)} ORDER BY i.updated_at DESC, i.ns, i.key LIMIT ${p.add(req.limit)} OFFSET ${p.add(req.offset)}`,
       p.values,
     );
@@ -112,7 +117,7 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
   const unrestricted = req.namespacePrefix.length === 0 && !req.filter;
   const q = useVectors ? vectorParam(req.queryVector!) : Buffer.alloc(0);
 
-  // Small selections are ranked exactly; only the keyword side needs their rows in JS.
+  // Small selections are ranked exactly, from one statement (see scopeRowsSql).
   let small = false;
   let candidates: ItemRow[] | undefined;
   if (!unrestricted) {
@@ -121,7 +126,8 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
     if (cached !== undefined) small = cached;
     else {
       const p = new Params();
-      const r = await db.query<{ n: number }>(
+      const r = await runStatement<{ n: number }>(
+        ctx,
         `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${t.items} i WHERE ${scopeWhere(req, ctx, p)} LIMIT ${p.add(ctx.exactScanThreshold + 1)}) c`,
         p.values,
       );
@@ -132,14 +138,23 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
   // As HNSWStore plans: exact plans rank everything they select, index walks a
   // fixed pool, so page N is the same slice of one ranking whatever the page size.
   const poolSize = small ? ctx.exactScanThreshold : Math.max(RANK_POOL, need);
-  if (small && useKeywords) {
-    const p = new Params();
-    candidates = (await db.query<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM ${t.items} i WHERE ${scopeWhere(req, ctx, p)}`, p.values)).rows.filter(keep);
-  }
-
+  /** Best cosine similarity of every item in scope (small selections with keywords: all known at once). */
+  let similarity: Map<string, number> | undefined;
   let vectorRanked: Ranked[] = [];
-  if (useVectors) {
-    vectorRanked = small ? await exactVectors(req, ctx, q, poolSize, useKeywords ? 0 : need, keep) : await annVectors(req, ctx, q, poolSize, keep);
+  if (small && useKeywords) {
+    // Every item in scope with its best distance: BM25, the vector ranking and the fusion all run here.
+    const { text, values } = scopeRowsSql(t, req, ctx.now, useVectors ? q : null);
+    const r = await runStatement<ItemRow & { d: number | null }>(ctx, text, values);
+    similarity = new Map();
+    for (const row of r.rows) {
+      if (row.d === null || row.d === undefined) continue;
+      const id = rowId(row.ns, row.key);
+      similarity.set(id, 1 - Number(row.d));
+      if (vectorRanked.length < poolSize) vectorRanked.push({ id, score: 1 - Number(row.d) });
+    }
+    candidates = r.rows.filter(keep);
+  } else if (useVectors) {
+    vectorRanked = small ? await nearestVectors(req, ctx, q, need, poolSize, keep) : await annVectors(req, ctx, q, poolSize, keep);
   }
   let ranked = vectorRanked;
   if (useKeywords) {
@@ -150,7 +165,8 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
       const fused = hybridRank({ query: req.query, vectorHits: vectorRanked.map((r) => ({ id: r.id, score: r.score ?? 0 })), keywordHits });
       const byId = new Map(vectorRanked.map((r) => [r.id, r.score]));
       const missing = fused.filter((h) => !byId.has(h.id)).map((h) => h.id);
-      for (const [id, score] of await bestScores(ctx, q, missing)) byId.set(id, score);
+      const scores = similarity ? new Map(missing.filter((id) => similarity!.has(id)).map((id) => [id, similarity!.get(id)!])) : await bestScores(ctx, q, missing);
+      for (const [id, score] of scores) byId.set(id, score);
       ranked = capDownTheList(fused.map((h) => ({ id: h.id, score: byId.get(h.id) })));
     }
   }
@@ -171,7 +187,8 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
     const p = new Params();
     const seenPairs = [...seen].map((id) => JSON.parse(id) as [string, string]);
     const noVectors = useVectors ? `AND NOT EXISTS (SELECT 1 FROM ${t.vectors} v WHERE v.ns = i.ns AND v.key = i.key)` : "";
-    const r = await db.query<ItemRow>(
+    const r = await runStatement<ItemRow>(
+      ctx,
       `SELECT ${ITEM_COLUMNS} FROM ${t.items} i WHERE ${scopeWhere(req, ctx, p)} ${noVectors}
        AND (i.ns, i.key) NOT IN (SELECT * FROM unnest(${p.add(seenPairs.map((s) => s[0]))}::text[], ${p.add(seenPairs.map((s) => s[1]))}::text[]))
        ORDER BY i.updated_at DESC, i.ns, i.key LIMIT ${p.add(need - ranked.length)}`,
@@ -211,7 +228,8 @@ async function loadRows(ctx: PgSearchContext, ids: string[], req: PgSearchReques
   if (missing.length === 0) return;
   const [ns, keys] = pairs(missing);
   const p = new Params();
-  const r = await ctx.db.query<ItemRow>(
+  const r = await runStatement<ItemRow>(
+    ctx,
     `SELECT i.* FROM unnest(${p.add(ns)}::text[], ${p.add(keys)}::text[]) AS u(ns, key)
      CROSS JOIN LATERAL (SELECT ${ITEM_COLUMNS} FROM ${ctx.tables.items} i WHERE i.ns = u.ns AND i.key = u.key AND ${scopeWhere(req, ctx, p)} OFFSET 0) i`,
     p.values,
@@ -224,7 +242,8 @@ async function bestScores(ctx: PgSearchContext, q: Buffer, ids: string[]): Promi
   const out = new Map<string, number>();
   if (ids.length === 0) return out;
   const [ns, keys] = pairs(ids);
-  const r = await ctx.db.query<{ ns: string; key: string; d: number | null }>(
+  const r = await runStatement<{ ns: string; key: string; d: number | null }>(
+    ctx,
     `SELECT u.ns, u.key, (SELECT min(v.embedding <=> $3::vector) FROM ${ctx.tables.vectors} v WHERE v.ns = u.ns AND v.key = u.key) AS d
      FROM unnest($1::text[], $2::text[]) AS u(ns, key)`,
     [ns, keys, q],
@@ -234,38 +253,54 @@ async function bestScores(ctx: PgSearchContext, q: Buffer, ids: string[]): Promi
 }
 
 /**
- * Exact: every vector of the items in scope, best per item (no index, so
- * nothing is missed). The namespace range is applied to the vectors too, so
- * their primary key (ns, key, field) reads just the scope's vectors: without
- * it PostgreSQL read every vector of the table and hash-joined them to the
- * scope's items, a cost that grew with the whole store. The first `withRows`
- * come back with their item's columns (the page needs no second query).
+ * Exact, for a small selection: every item in scope (live, filter), each
+ * with its best distance to `q` over all its vectors (a primary-key probe of
+ * the vectors per item, inside a LATERAL that keeps it per item), nearest
+ * first, ties by id. With `nearest` (the vector-only ranking) only items
+ * that have vectors, and the first `nearest` of them; otherwise every item
+ * (`d` null without vectors, or without `q`), so that BM25, the vector
+ * ranking and their fusion all come from this one statement. The text
+ * depends only on the shape (filter structure, `q` or not, `nearest` or
+ * not), so it runs as a named prepared statement.
  */
-export function exactSql(
+export function scopeRowsSql(
   t: Tables,
   req: Pick<PgSearchRequest, "namespacePrefix" | "filter">,
   now: number,
-  q: Buffer,
-  k: number,
-  withRows = 0,
+  q: Buffer | null,
+  nearest?: number,
 ): { text: string; values: unknown[] } {
   const p = new Params();
-  const qp = p.add(q);
-  const d = `min(v.embedding <=> ${qp}::vector)`;
-  const first = `row_number() OVER (ORDER BY ${d}, i.ns, i.key) <= ${p.add(withRows)}`;
-  const text = `SELECT i.ns, i.key, ${d} AS d, CASE WHEN ${first} THEN i.value END AS value, CASE WHEN ${first} THEN i.index_fields END AS index_fields,
-       i.created_at, i.updated_at, i.ttl_minutes
-     FROM ${t.vectors} v JOIN ${t.items} i ON i.ns = v.ns AND i.key = v.key
-     WHERE ${scopeSql("v.ns", req.namespacePrefix, p)} AND ${scopeSql("i.ns", req.namespacePrefix, p)} AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)}
-     GROUP BY i.ns, i.key ORDER BY d, i.ns, i.key LIMIT ${p.add(k)}`;
+  const where = `${scopeSql("i.ns", req.namespacePrefix, p)} AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)}`;
+  if (q === null) return { text: `SELECT ${ITEM_COLUMNS}, NULL::float8 AS d FROM ${t.items} i WHERE ${where}`, values: p.values };
+  const best = `(SELECT min(v.embedding <=> ${p.add(q)}::vector) AS d FROM ${t.vectors} v WHERE v.ns = i.ns AND v.key = i.key) x`;
+  const text =
+    nearest === undefined
+      ? `SELECT ${ITEM_COLUMNS}, x.d FROM ${t.items} i LEFT JOIN LATERAL ${best} ON TRUE WHERE ${where} ORDER BY x.d, i.ns, i.key`
+      : `SELECT ${ITEM_COLUMNS}, x.d FROM ${t.items} i CROSS JOIN LATERAL ${best} WHERE ${where} AND x.d IS NOT NULL ORDER BY x.d, i.ns, i.key LIMIT ${p.add(nearest)}`;
   return { text, values: p.values };
 }
 
-async function exactVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer, k: number, withRows = 0, keep?: (row: ItemRow) => boolean): Promise<Ranked[]> {
-  const { text, values } = exactSql(ctx.tables, req, ctx.now, q, k, withRows);
-  const r = await ctx.db.query<ItemRow & { d: number }>(text, values);
-  if (keep) for (const row of r.rows) if (row.value !== null) keep(row);
-  return r.rows.map((row) => ({ id: rowId(row.ns, row.key), score: 1 - Number(row.d) }));
+/**
+ * The vector-only exact ranking: the page's rows (`need`) with their
+ * distances, one statement. Every row SQL returns passes the same scope,
+ * TTL and filter in JS, so the page is complete; should JS refuse one, the
+ * whole pool (`k`) is ranked instead, so the result never depends on it.
+ */
+async function nearestVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer, need: number, k: number, keep: (row: ItemRow) => boolean): Promise<Ranked[]> {
+  for (const limit of need < k ? [need, k] : [k]) {
+    const { text, values } = scopeRowsSql(ctx.tables, req, ctx.now, q, limit);
+    const r = await runStatement<ItemRow & { d: number }>(ctx, text, values);
+    let refused = false;
+    for (const row of r.rows) if (!keep(row)) refused = true;
+    if (!refused || limit === k) return r.rows.map((row) => ({ id: rowId(row.ns, row.key), score: 1 - Number(row.d) }));
+  }
+  return [];
+}
+
+/** A search statement, named and prepared when the store prepares statements (see PreparedStatements). */
+function runStatement<R extends QueryResultRow>(ctx: PgSearchContext, text: string, values: unknown[], inTransaction = ctx.inTransaction): Promise<QueryResult<R>> {
+  return ctx.statements ? ctx.statements.query<R>(ctx.db, text, values, inTransaction) : ctx.db.query<R>(text, values);
 }
 
 /**
@@ -299,7 +334,7 @@ async function annVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer,
     const settings = [`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(ctx.efSearch, kk))}`, "SET LOCAL enable_sort = off"];
     if (ctx.iterativeScan) settings.push("SET LOCAL hnsw.iterative_scan = relaxed_order");
     const { text, values } = annSql(ctx.tables, req, ctx.now, q, kk);
-    const r = await inLocalScope(ctx, settings, () => ctx.db.query<ItemRow & { d: number }>(text, values));
+    const r = await inLocalScope(ctx, settings, () => runStatement<ItemRow & { d: number }>(ctx, text, values, true));
     for (const row of r.rows) keep(row);
     const best = new Map<string, number>();
     for (const row of r.rows) {
@@ -310,7 +345,7 @@ async function annVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer,
     if (best.size >= k) return [...best].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score).slice(0, k);
     // Fewer rows than asked: the scope is exhausted, or the index walk gave up (no iterative scan
     // before pgvector 0.8, or hnsw.max_scan_tuples reached). Settle it exactly.
-    if (r.rows.length < kk) return exactVectors(req, ctx, q, k);
+    if (r.rows.length < kk) return nearestVectors(req, ctx, q, k, k, keep);
     kk *= 2;
   }
 }
@@ -348,7 +383,8 @@ async function keywordLarge(req: PgSearchRequest, ctx: PgSearchContext, limit: n
   if (terms.length === 0) return [];
   const p = new Params();
   const tsq = p.add(terms.map((w) => `'${w.replace(/'/g, "''")}'`).join(" | "));
-  const r = await ctx.db.query<{ ns: string; key: string; r: number }>(
+  const r = await runStatement<{ ns: string; key: string; r: number }>(
+    ctx,
     `SELECT i.ns, i.key, ts_rank(i.tsv, to_tsquery('simple', ${tsq})) AS r FROM ${ctx.tables.items} i
      WHERE i.tsv @@ to_tsquery('simple', ${tsq}) AND ${scopeWhere(req, ctx, p)} ORDER BY r DESC, i.updated_at DESC LIMIT ${p.add(limit)}`,
     p.values,

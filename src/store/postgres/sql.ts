@@ -64,16 +64,13 @@ export function scopeSql(column: string, prefix: readonly string[], params: Para
 export const liveSql = (alias: string, now: number, params: Params): string =>
   `(${alias}.expires_at IS NULL OR ${alias}.expires_at > ${params.add(now)})`;
 
-/** pgvector's text form of a vector. */
-export const vectorLiteral = (v: readonly number[] | Float32Array): string => `[${v.join(",")}]`;
-
 /**
  * pgvector's binary form of a vector (`vector_recv`: int16 dims, int16
  * unused, then big-endian float4s). `pg` sends a Buffer parameter in binary
  * format, so the server does not parse 512 decimal floats per query (over
  * 1 ms in PGlite, more than the whole index walk at small sizes).
  */
-export function vectorParam(v: readonly number[]): Buffer {
+export function vectorParam(v: ArrayLike<number>): Buffer {
   const out = Buffer.allocUnsafe(4 + 4 * v.length);
   out.writeInt16BE(v.length, 0);
   out.writeInt16BE(0, 2);
