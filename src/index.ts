@@ -6,7 +6,7 @@ export { HNSWStore } from "./store/hnsw/hnsw-store.js";
 export type { DeleteNamespaceOptions, HNSWStoreOptions, HnswOptions, HNSWPutOperation, HNSWGetOperation, HNSWSearchOperation, StoreStats } from "./store/hnsw/options.js";
 export type { TTLConfig } from "./store/ttl.js";
 export { MAX_VALUE_DEPTH } from "./store/validate-value.js";
-export type { RetrievalMode } from "./store/hnsw/search.js";
+export type { RetrievalMode } from "./store/retrieval-mode.js";
 export type { ReindexOptions } from "./store/hnsw/reindex.js";
 export { hasNearestInNamespace, type NearestInNamespace, type NearestItem } from "./store/nearest.js";
 

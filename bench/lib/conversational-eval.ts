@@ -1,7 +1,7 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import type { Embeddings } from "@langchain/core/embeddings";
 import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
-import type { RetrievalMode } from "../../src/store/hnsw/search.js";
+import type { RetrievalMode } from "../../src/store/retrieval-mode.js";
 import { recordEpisodes } from "../../src/episodes/record.js";
 import { searchEpisodes, type SearchEpisodesOptions } from "../../src/episodes/search.js";
 import { baselineText, episodeContext, KINDS, sessionThread, turnKey, type LargeConversation, type QuestionKind } from "./conversations-large.js";

@@ -1,7 +1,7 @@
 import type { BaseStore, Operation } from "@langchain/langgraph-checkpoint";
 import type { FastifyInstance } from "fastify";
 import { InvalidArgumentError } from "../errors.js";
-import type { RetrievalMode } from "../store/hnsw/search.js";
+import type { RetrievalMode } from "../store/retrieval-mode.js";
 import { operationFromWire, type WireItem, type WireOperation } from "../store/remote/wire.js";
 import { runScoped, type BatchLimits } from "./scoped-batch.js";
 import { validateNamespace } from "../store/namespace.js";

@@ -3,7 +3,7 @@ import { InvalidArgumentError } from "../errors.js";
 import { validateNamespace } from "./namespace.js";
 import type { MemoryGetOperation, MemoryPutOperation, MemorySearchOperation } from "./operations.js";
 import { validateTtlMinutes } from "./ttl.js";
-import type { RetrievalMode } from "./hnsw/search.js";
+import type { RetrievalMode } from "./retrieval-mode.js";
 
 /** Options of {@link MemoryStoreBase.search}. */
 export interface MemorySearchOptions {

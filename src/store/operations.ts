@@ -1,5 +1,5 @@
 import type { GetOperation, PutOperation, SearchOperation } from "@langchain/langgraph-checkpoint";
-import type { RetrievalMode } from "./hnsw/search.js";
+import type { RetrievalMode } from "./retrieval-mode.js";
 
 /**
  * The operation shapes this package's stores accept in `batch()`: LangGraph's

@@ -7,7 +7,7 @@ import { embeddingsOf, type CheckedIndexConfig } from "../index-config.js";
 import { embedTexts, prepareBatch } from "./prepare-batch.js";
 import { validateNamespace } from "../namespace.js";
 import { bookkeepingMirrors } from "../hidden-namespaces.js";
-import type { RetrievalMode } from "./search.js";
+import type { RetrievalMode } from "../retrieval-mode.js";
 import type { NearestItem } from "../nearest.js";
 import type { DeleteNamespaceOptions, HNSWStoreOptions, StoreStats } from "./options.js";
 import { readManifest, type IndexManifest } from "./snapshot.js";

@@ -1,7 +1,7 @@
 import type { EncryptionOptions } from "./cipher.js";
 import type { MemoryGetOperation, MemoryPutOperation, MemorySearchOperation } from "../operations.js";
 import type { StoreIndexConfig } from "../index-config.js";
-import type { RetrievalMode } from "./search.js";
+import type { RetrievalMode } from "../retrieval-mode.js";
 import type { TTLConfig } from "../ttl.js";
 
 /** HNSW tuning. Recorded in the directory's manifest. */

@@ -4,7 +4,7 @@ import { EmbeddingError, InvalidArgumentError } from "../../errors.js";
 import { extractFieldTexts } from "../fields.js";
 import { validateFilter } from "../filter.js";
 import { validateNamespace } from "../namespace.js";
-import { RETRIEVAL_MODES, type RetrievalMode } from "./search.js";
+import { RETRIEVAL_MODES, type RetrievalMode } from "../retrieval-mode.js";
 import type { MemorySearchOperation } from "../operations.js";
 import type { PreparedPut, StoreState } from "./store-state.js";
 import { effectiveTtl, validateTtlMinutes, type TTLConfig } from "../ttl.js";

@@ -3,12 +3,7 @@ import type { KeywordHit } from "../../embeddings/keyword-index.js";
 import { matchesFilter } from "../filter.js";
 import type { NamespaceGroup, StoredItem } from "./item-table.js";
 import type { StoreState } from "./store-state.js";
-
-/** How a search with a `query` ranks items. */
-export type RetrievalMode = "vector" | "keyword" | "hybrid";
-
-/** Every {@link RetrievalMode}. */
-export const RETRIEVAL_MODES: readonly RetrievalMode[] = ["vector", "keyword", "hybrid"];
+import type { RetrievalMode } from "../retrieval-mode.js";
 
 export interface SearchRequest {
   namespacePrefix: string[];

@@ -2,6 +2,7 @@ import { embedderIdentity } from "../../embeddings/identity.js";
 import { InvalidOptionError } from "../../errors.js";
 import { checkBoolean, checkFunction, checkHasMethods, checkNumber, checkObject, checkOneOf, checkOptionsObject, checkPositiveInt, checkString } from "../../option-checks.js";
 import { checkIndexConfig, type CheckedIndexConfig } from "../index-config.js";
+import { RETRIEVAL_MODES } from "../retrieval-mode.js";
 import { validateTtlConfig } from "../ttl.js";
 import type { HNSWStoreOptions } from "./options.js";
 import type { IndexManifest } from "./snapshot.js";
@@ -17,7 +18,7 @@ export function checkStoreOptions(options: HNSWStoreOptions): CheckedIndexConfig
   validateTtlConfig(options.ttl);
   if (options.index === null) throw new InvalidOptionError("index", null, "an object { dims, embeddings } or undefined");
   const index = options.index ? checkIndexConfig(options.index) : undefined;
-  checkOneOf(options.retrieval, "retrieval", ["vector", "keyword", "hybrid"]);
+  checkOneOf(options.retrieval, "retrieval", RETRIEVAL_MODES);
   checkOneOf(options.durability, "durability", ["fsync", "process"]);
   checkObject(options.hnsw, "hnsw");
   for (const name of ["M", "efConstruction", "efSearch", "initialCapacity"] as const) checkPositiveInt(options.hnsw?.[name], `hnsw.${name}`);

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, InvalidOptionError } from "../../errors.js";
 import { checkBoolean, checkFunction, checkHasMethods, checkNumber, checkObject, checkOneOf, checkOptionsObject, checkPositiveInt, checkString } from "../../option-checks.js";
+import { RETRIEVAL_MODES } from "../retrieval-mode.js";
 import { validateTtlConfig } from "../ttl.js";
 import type { PostgresMemoryStoreOptions } from "./options.js";
 import { isIdentifier } from "./sql.js";
@@ -29,7 +30,7 @@ export function checkPostgresOptions(options: PostgresMemoryStoreOptions): void 
     const f = options.index.fields;
     if (f !== undefined && (!Array.isArray(f) || f.some((x) => typeof x !== "string"))) throw new InvalidOptionError("index.fields", f, "an array of strings");
   }
-  checkOneOf(options.retrieval, "retrieval", ["vector", "keyword", "hybrid"]);
+  checkOneOf(options.retrieval, "retrieval", RETRIEVAL_MODES);
   checkObject(options.hnsw, "hnsw");
   for (const [name, v] of Object.entries(options.hnsw ?? {})) {
     if (name === "exactScanThreshold") checkNumber(v, `hnsw.${name}`, { min: 0, integer: true });

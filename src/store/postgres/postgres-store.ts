@@ -12,7 +12,7 @@ import type { Pool, PoolClient } from "pg";
 import { embedderIdentity } from "../../embeddings/identity.js";
 import { StoreClosedError } from "../../errors.js";
 import { prepareBatch } from "../hnsw/prepare-batch.js";
-import type { RetrievalMode } from "../hnsw/search.js";
+import type { RetrievalMode } from "../retrieval-mode.js";
 import { validateNamespace } from "../namespace.js";
 import { bookkeepingMirrors } from "../hidden-namespaces.js";
 import { startSweeper } from "../ttl.js";

@@ -3,7 +3,7 @@ import { capDownTheList, hybridRank, RANK_POOL } from "../../embeddings/fusion.j
 import { KeywordIndex } from "../../embeddings/keyword-index.js";
 import { tokenize } from "../../embeddings/tokenize.js";
 import { matchesFilter } from "../filter.js";
-import type { RetrievalMode } from "../hnsw/search.js";
+import type { RetrievalMode } from "../retrieval-mode.js";
 import { filterSql } from "./sql-filter.js";
 import { liveSql, nsLabels, Params, rowId, scopeSql, vectorParam, type Queryable, type Tables } from "./sql.js";
 import type { PlanCache } from "./plan-cache.js";

@@ -1,5 +1,5 @@
 import type { IndexConfig } from "@langchain/langgraph-checkpoint";
-import type { RetrievalMode } from "../hnsw/search.js";
+import type { RetrievalMode } from "../retrieval-mode.js";
 import type { TTLConfig } from "../ttl.js";
 
 // The store's settings that do not involve the `pg` driver's types, so that

@@ -9,7 +9,7 @@ import type {
   SearchOperation,
 } from "@langchain/langgraph-checkpoint";
 import * as errors from "../../errors.js";
-import type { RetrievalMode } from "../hnsw/search.js";
+import type { RetrievalMode } from "../retrieval-mode.js";
 import type { MemoryGetOperation, MemorySearchOperation } from "../operations.js";
 
 /**
