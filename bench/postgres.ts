@@ -11,7 +11,9 @@
  *
  * Layout: items 0..99 belong to ["users","u1"]; the rest are spread over
  * ["users","u2".."u1000"] (so "u10", "u100" … exist next to "u1").
- * - put: batches of 500 items through each store's batch() (items/s);
+ * - put: batches of 500 items through each store's batch(), items/s until
+ *   every vector is in the store's index (ours: after flushIndex(); the
+ *   acknowledged rate beside it as ackedPutPerSec);
  * - search all: prefix ["users"] (PostgresStore refuses an empty prefix), k=10,
  *   recall@10 against the exact top-10 over all items;
  * - search one user: prefix ["users","u1"], recall against the exact top-10 of
@@ -141,6 +143,10 @@ async function runSystem(system: string, serverUrl: string, n: number, data: Flo
       await store.batch(ops);
       if ((s / BATCH) % 20 === 0) process.stderr.write(`  ${system} ${n}: ${s + BATCH} put\r`);
     }
+    // Acknowledged, then indexed: ours moves new vectors into the HNSW index in the background
+    // (hnsw.deferredIndexing), so put/s counts until every vector is in the index.
+    out.ackedPutPerSec = Math.round(n / ((performance.now() - t) / 1000));
+    if (store instanceof PostgresMemoryStore) await store.flushIndex();
     out.putPerSec = Math.round(n / ((performance.now() - t) / 1000));
     const search = async (prefix: string[], exact: Int32Array[]) => {
       const runs = await timeRuns(nQueries, (q) => store.search(prefix, { query: `q:${q}`, limit: K }), { warmup: Math.min(3, nQueries), from: 0 });
@@ -209,6 +215,8 @@ interface Result {
   system: string;
   n: number;
   putPerSec: number;
+  /** Items/s until the last batch was acknowledged (ours: before its pending vectors were indexed). */
+  ackedPutPerSec?: number;
   clients8PerSec: number;
   searchAll: { p50: number; recall: number; leaked: number };
   searchUser: { p50: number; recall: number; leaked: number };
@@ -219,12 +227,12 @@ function targetLines(results: Result[]): string[] {
   const at = (system: string, n: number) => results.find((r) => r.system === system && r.n === n);
   const lines: string[] = [];
   const measured = [...new Set(results.map((r) => r.n))].sort((a, b) => a - b);
-  lines.push("| n | system | put/s | all users p50 ms | recall@10 | one user p50 ms | one-user recall | 8 clients q/s |");
-  lines.push("|---|---|---|---|---|---|---|---|");
+  lines.push("| n | system | put/s (indexed) | put/s (acknowledged) | all users p50 ms | recall@10 | one user p50 ms | one-user recall | 8 clients q/s |");
+  lines.push("|---|---|---|---|---|---|---|---|---|");
   for (const n of measured) {
     for (const s of ["ours", "hnsw", "langgraph"]) {
       const r = at(s, n);
-      if (r) lines.push(`| ${n} | ${s} | ${r.putPerSec} | ${r.searchAll.p50} | ${r.searchAll.recall} | ${r.searchUser.p50} | ${r.searchUser.recall} | ${r.clients8PerSec} |`);
+      if (r) lines.push(`| ${n} | ${s} | ${r.putPerSec} | ${r.ackedPutPerSec ?? r.putPerSec} | ${r.searchAll.p50} | ${r.searchAll.recall} | ${r.searchUser.p50} | ${r.searchUser.recall} | ${r.clients8PerSec} |`);
     }
   }
   const check = (name: string, ok: boolean | undefined, text: string) => lines.push(`target ${name}: ${ok === undefined ? "NOT MEASURED" : ok ? "MET" : "MISSED"} — ${text}`);
@@ -244,7 +252,7 @@ function targetLines(results: Result[]): string[] {
     const h = at("hnsw", n);
     if (!o || !h) continue;
     check(`one user's search within 5x of HNSWStore at ${n}`, o.searchUser.p50 <= 5 * h.searchUser.p50, `${o.searchUser.p50} vs ${h.searchUser.p50} ms = ${(o.searchUser.p50 / h.searchUser.p50).toFixed(1)}x`);
-    check(`puts >= 0.6x HNSWStore at ${n}`, o.putPerSec >= 0.6 * h.putPerSec, `${o.putPerSec} vs ${h.putPerSec} items/s = ${(o.putPerSec / h.putPerSec).toFixed(2)}x`);
+    check(`puts >= 0.6x HNSWStore at ${n}`, o.putPerSec >= 0.6 * h.putPerSec, `${o.putPerSec} vs ${h.putPerSec} items/s indexed = ${(o.putPerSec / h.putPerSec).toFixed(2)}x (acknowledged: ${o.ackedPutPerSec ?? o.putPerSec}/s)`);
     const lg = at("langgraph", n);
     lines.push(`8 clients at ${n}: ours ${o.clients8PerSec} q/s, HNSWStore ${h.clients8PerSec} q/s${lg ? `, PostgresStore ${lg.clients8PerSec} q/s` : ""}`);
   }

@@ -34,6 +34,8 @@ export function checkPostgresOptions(options: PostgresMemoryStoreOptions): void 
   checkObject(options.hnsw, "hnsw");
   for (const [name, v] of Object.entries(options.hnsw ?? {})) {
     if (name === "exactScanThreshold") checkNumber(v, `hnsw.${name}`, { min: 0, integer: true });
+    else if (name === "deferredIndexing") checkBoolean(v, `hnsw.${name}`);
+    else if (name === "indexWorkers") checkNumber(v, `hnsw.${name}`, { min: 0, integer: true, max: 64 });
     else checkPositiveInt(v, `hnsw.${name}`);
   }
   checkString(options.embedderIdentity, "embedderIdentity");

@@ -32,8 +32,10 @@ export interface PostgresMemoryStoreOptions extends PostgresStoreSettings {
 /** What {@link PostgresMemoryStore.stats} reports. */
 export interface PostgresStoreStats {
   items: number;
-  /** Rows in the vector table (one per indexed field of an item). */
+  /** Vectors (one per indexed field of an item), pending ones included. */
   vectors: number;
+  /** Vectors written but not yet moved into the HNSW index (searched exactly meanwhile). */
+  pendingVectors: number;
   schemaVersion: number;
   /** pgvector's version, when the store has an index. */
   pgvector?: string;

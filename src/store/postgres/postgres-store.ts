@@ -23,7 +23,8 @@ import { DEFAULT_CONNECTION_RETRY_MS, DEFAULT_STATEMENT_TIMEOUT_MS, inTransactio
 import { setupSchema, type IndexManifest, type SetupResult } from "./schema.js";
 import { ITEM_COLUMNS, runSearch, toSearchItem, type ItemRow } from "./search.js";
 import { liveSql, nsPath, Params, scopeSql, tables, type Queryable, type Tables } from "./sql.js";
-import { writeRun, type WriteOp } from "./write.js";
+import { writeRun, type VectorTarget, type WriteOp } from "./write.js";
+import { IndexSettler } from "./index-settler.js";
 import { listNamespaces } from "./list-namespaces.js";
 import { PlanCache } from "./plan-cache.js";
 import { PreparedStatements } from "./prepared.js";
@@ -75,6 +76,9 @@ export class PostgresMemoryStore extends MemoryStoreBase {
   private readonly plans = new PlanCache();
   /** Named prepared statements of the searches. */
   private readonly statements: PreparedStatements;
+  /** Moves pending vectors into the HNSW index (deferred indexing, after setup). */
+  private settler?: IndexSettler;
+  private pglite = false;
 
   constructor(options: PostgresMemoryStoreOptions) {
     super();
@@ -123,6 +127,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
       this.storePool = await openPool(this.options, this.logger);
       this.pool = this.storePool.pool;
       if (await isPglite(this.pool, this.txOptions("setup"))) {
+        this.pglite = true;
         // One session behind every connection: each connection's first PREPARE of a shape after another's fails.
         this.statements.disable();
         if (!this.options.pool) (this.pool as unknown as { options: { max: number } }).options.max = 1;
@@ -135,6 +140,17 @@ export class PostgresMemoryStore extends MemoryStoreBase {
         efConstruction: this.options.hnsw?.efConstruction ?? DEFAULT_EF_CONSTRUCTION,
       }),
     );
+    // Also without deferred indexing here: other processes, or an earlier run, may have left pending vectors.
+    if (this.indexConfig) {
+      this.settler = new IndexSettler({
+        tables: this.tables,
+        transaction: (fn, where) => inTransaction(this.pool!, this.txOptions(where), fn),
+        workers: this.options.hnsw?.indexWorkers ?? (this.pglite ? 1 : DEFAULT_INDEX_WORKERS),
+        maxPending: this.options.hnsw?.maxPendingVectors ?? DEFAULT_MAX_PENDING,
+        logger: this.logger,
+      });
+      this.settler.start();
+    }
     this.stopSweeper = startSweeper(this.options.ttl ? (this.options.ttl.sweepIntervalMinutes ?? 60) : 0, () => this.sweepExpired(), (err) =>
       this.logger.warn(`langgraph-hnsw-memory: TTL sweep failed: ${String(err)}`),
     );
@@ -145,6 +161,8 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     if (this.opening) await this.opening.catch(() => undefined);
     this.closed = true;
     this.stopSweeper();
+    await this.settler?.stop();
+    this.settler = undefined;
     this.setupDone = undefined;
     const own = this.storePool;
     this.storePool = undefined;
@@ -175,6 +193,12 @@ export class PostgresMemoryStore extends MemoryStoreBase {
   /** A Queryable whose every query is retried on a new connection when the old one is lost. */
   private readonly reads: Queryable = { query: (text, params) => this.transaction((db) => db.query(text, params), "read", "read") };
 
+  /** Where this store's writes put new vectors. */
+  private get vectorTarget(): VectorTarget {
+    if (!this.indexConfig) return null;
+    return this.options.hnsw?.deferredIndexing === false ? "indexed" : "pending";
+  }
+
   private get retrieval(): RetrievalMode {
     return this.options.retrieval ?? (this.indexConfig ? "hybrid" : "keyword");
   }
@@ -195,14 +219,17 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     });
     const writes = operations.some((op) => "value" in op);
     if (writes) this.plans.clear();
+    if (writes) await this.settler?.beforeWrite();
+    let pendingWritten = 0;
     // Reads need no transaction (each statement sees its own snapshot under READ COMMITTED either way).
-    return this.transaction(async (db) => {
+    const out = await this.transaction(async (db) => {
+      pendingWritten = 0;
       const results: unknown[] = [];
       const touched: [string, string][] = [];
       const storeRefresh = this.options.ttl?.refreshOnRead !== false;
       let pending: WriteOp[] = [];
       const flush = async () => {
-        if (pending.length) await writeRun(db, this.tables, pending, now, this.fields, !!this.indexConfig);
+        if (pending.length) pendingWritten += await writeRun(db, this.tables, pending, now, this.fields, this.vectorTarget);
         pending = [];
       };
       for (let i = 0; i < operations.length; i++) {
@@ -249,6 +276,8 @@ export class PostgresMemoryStore extends MemoryStoreBase {
       await this.refresh(db, touched, now);
       return results as OperationResults<Op>;
     }, writes ? "batch" : "read", writes ? "write" : "read");
+    this.settler?.wrote(pendingWritten);
+    return out;
   }
 
   private async getRow(db: Queryable, op: GetOperation, now: number): Promise<Item | null> {
@@ -316,14 +345,16 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     await this.setup();
     const t = this.tables;
     const items = Number((await this.reads.query<{ n: string }>(`SELECT count(*) AS n FROM ${t.items}`)).rows[0].n);
-    const vectors = this.indexConfig ? Number((await this.reads.query<{ n: string }>(`SELECT count(*) AS n FROM ${t.vectors}`)).rows[0].n) : 0;
+    const count = async (table: string) => Number((await this.reads.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
+    const pendingVectors = this.indexConfig ? await count(t.pending) : 0;
+    const vectors = this.indexConfig ? (await count(t.vectors)) + pendingVectors : 0;
     const tableBytes: Record<string, number> = {};
     for (const name of Object.values(t.raw)) {
       const r = await this.reads.query<{ b: string | null }>(`SELECT pg_total_relation_size(to_regclass($1)) AS b`, [`"${t.schema}"."${name}"`]);
       if (r.rows[0].b !== null) tableBytes[name] = Number(r.rows[0].b);
     }
     const m = this.manifest();
-    return { items, vectors, schemaVersion: this.setupDone!.schemaVersion, pgvector: this.setupDone!.pgvector, embedder: m?.embedder, dims: m?.dims, tableBytes };
+    return { items, vectors, pendingVectors, schemaVersion: this.setupDone!.schemaVersion, pgvector: this.setupDone!.pgvector, embedder: m?.embedder, dims: m?.dims, tableBytes };
   }
 
   // ---- Migration (see src/migrate) ----
@@ -347,9 +378,24 @@ export class PostgresMemoryStore extends MemoryStoreBase {
       validateKey(e.key, `import ${JSON.stringify(e.namespace)}`);
       validateValue(e.value, `import ${JSON.stringify(e.namespace)}/${e.key}`);
     }
-    const index = this.indexConfig ? { embeddings: this.indexConfig.embeddings, dims: this.indexConfig.dims } : undefined;
+    const target = this.vectorTarget;
+    const index = this.indexConfig && target ? { embeddings: this.indexConfig.embeddings, dims: this.indexConfig.dims, target } : undefined;
     this.plans.clear();
-    await this.transaction((db) => importRows(db, this.tables, entries, index, this.fields, this.clock()));
+    await this.setup();
+    await this.settler?.beforeWrite();
+    const puts = await this.transaction((db) => importRows(db, this.tables, entries, index, this.fields, this.clock()));
+    if (target === "pending") this.settler?.wrote(puts.reduce((n, p) => n + p.vectors.length, 0));
+  }
+
+  /**
+   * Moves every pending vector into the HNSW index now, with the background
+   * workers (see `hnsw.deferredIndexing`), and resolves when none is left.
+   * Searches never need it (they compare pending vectors exactly); it is for
+   * benchmarks, and for a bulk load that should end fully indexed.
+   */
+  async flushIndex(): Promise<void> {
+    await this.setup();
+    await this.settler?.drainTo(0);
   }
 
   /** The pool in use (after setup), for callers that share it. */
@@ -376,6 +422,9 @@ async function isPglite(pool: Pool, options: Parameters<typeof inTransaction>[1]
 const DEFAULT_M = 16;
 const DEFAULT_EF_CONSTRUCTION = 64;
 const DEFAULT_EF_SEARCH = 300;
+/** Deferred indexing defaults (see PostgresHnswOptions). */
+const DEFAULT_INDEX_WORKERS = 2;
+const DEFAULT_MAX_PENDING = 2000;
 
 /** pgvector 0.8 added iterative index scans. */
 function iterativeScanSupported(version: string | undefined): boolean {

@@ -2,7 +2,7 @@ import { IncompatibleStoreError } from "../../errors.js";
 import type { Queryable, Tables } from "./sql.js";
 
 /** The schema version this code writes and reads. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Versioned migrations, applied in order by `setup()` and recorded in the migrations table. */
 const MIGRATIONS: { version: number; name: string; sql: (t: Tables) => string[] }[] = [
@@ -27,6 +27,14 @@ const MIGRATIONS: { version: number; name: string; sql: (t: Tables) => string[] 
       `CREATE INDEX IF NOT EXISTS "${t.raw.items}_tsv" ON ${t.items} USING gin (tsv)`,
       `CREATE TABLE IF NOT EXISTS ${t.meta} (name text PRIMARY KEY, value jsonb NOT NULL)`,
     ],
+  },
+  {
+    // The pending table itself is made with the vectors table (below), as only a store
+    // with an index has one. This version is recorded so that older code, which would
+    // neither search nor replace pending vectors, refuses these tables.
+    version: 2,
+    name: "new vectors wait in the pending table until moved into the HNSW index",
+    sql: () => [],
   },
 ];
 
@@ -88,6 +96,15 @@ export async function setupSchema(db: Queryable, t: Tables, options: SetupOption
       FOREIGN KEY (ns, key) REFERENCES ${t.items} (ns, key) ON DELETE CASCADE
     ) WITH (toast_tuple_target = ${TOAST_TUPLE_TARGET})`);
     await keepVectorsInline(db, t);
+    // Same columns, no HNSW index: written by puts, searched exactly, emptied by IndexSettler.
+    await db.query(`CREATE TABLE IF NOT EXISTS ${t.pending} (
+      ns text COLLATE "C" NOT NULL,
+      key text NOT NULL,
+      field text NOT NULL,
+      embedding vector(${wanted.dims}) NOT NULL,
+      PRIMARY KEY (ns, key, field),
+      FOREIGN KEY (ns, key) REFERENCES ${t.items} (ns, key) ON DELETE CASCADE
+    ) WITH (toast_tuple_target = ${TOAST_TUPLE_TARGET})`);
     await db.query(
       `CREATE INDEX IF NOT EXISTS "${t.raw.vectors}_hnsw" ON ${t.vectors} USING hnsw (embedding vector_cosine_ops) WITH (m = ${options.m}, ef_construction = ${options.efConstruction})`,
     );

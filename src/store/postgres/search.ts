@@ -186,7 +186,7 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
     const seen = new Set(ranked.map((r) => r.id));
     const p = new Params();
     const seenPairs = [...seen].map((id) => JSON.parse(id) as [string, string]);
-    const noVectors = useVectors ? `AND NOT EXISTS (SELECT 1 FROM ${t.vectors} v WHERE v.ns = i.ns AND v.key = i.key)` : "";
+    const noVectors = useVectors ? `AND NOT EXISTS ${everyVector(t, (v) => `SELECT 1 FROM ${v} v WHERE v.ns = i.ns AND v.key = i.key`)}` : "";
     const r = await runStatement<ItemRow>(
       ctx,
       `SELECT ${ITEM_COLUMNS} FROM ${t.items} i WHERE ${scopeWhere(req, ctx, p)} ${noVectors}
@@ -244,13 +244,21 @@ async function bestScores(ctx: PgSearchContext, q: Buffer, ids: string[]): Promi
   const [ns, keys] = pairs(ids);
   const r = await runStatement<{ ns: string; key: string; d: number | null }>(
     ctx,
-    `SELECT u.ns, u.key, (SELECT min(v.embedding <=> $3::vector) FROM ${ctx.tables.vectors} v WHERE v.ns = u.ns AND v.key = u.key) AS d
+    `SELECT u.ns, u.key, (SELECT min(z.d) FROM ${everyVector(ctx.tables, (v) => `SELECT v.embedding <=> $3::vector AS d FROM ${v} v WHERE v.ns = u.ns AND v.key = u.key`)} z) AS d
      FROM unnest($1::text[], $2::text[]) AS u(ns, key)`,
     [ns, keys, q],
   );
   for (const row of r.rows) if (row.d !== null) out.set(rowId(row.ns, row.key), 1 - Number(row.d));
   return out;
 }
+
+/**
+ * A subquery over both vector tables: the indexed one and the pending one
+ * (vectors written but not yet moved into the HNSW index by IndexSettler).
+ * A vector is in exactly one of them in any snapshot (the move is one
+ * transaction), so a search sees every committed write once.
+ */
+export const everyVector = (t: Tables, select: (table: string) => string): string => `((${select(t.vectors)}) UNION ALL (${select(t.pending)}))`;
 
 /**
  * Exact, for a small selection: every item in scope (live, filter), each
@@ -273,11 +281,18 @@ export function scopeRowsSql(
   const p = new Params();
   const where = `${scopeSql("i.ns", req.namespacePrefix, p)} AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)}`;
   if (q === null) return { text: `SELECT ${ITEM_COLUMNS}, NULL::float8 AS d FROM ${t.items} i WHERE ${where}`, values: p.values };
-  const best = `(SELECT min(v.embedding <=> ${p.add(q)}::vector) AS d FROM ${t.vectors} v WHERE v.ns = i.ns AND v.key = i.key) x`;
+  const qp = p.add(q);
+  // Indexed vectors: a primary-key probe per item. Pending ones (see everyVector): those of the
+  // scope read once and grouped, never probed per item, so that no plan (a generic one made while
+  // the table was empty chooses a sequential scan) reads the pending table once per item.
+  const indexed = `(SELECT min(v.embedding <=> ${qp}::vector) AS d FROM ${t.vectors} v WHERE v.ns = i.ns AND v.key = i.key) x`;
+  const pending = `(SELECT v.ns, v.key, min(v.embedding <=> ${qp}::vector) AS d FROM ${t.pending} v WHERE ${scopeSql("v.ns", req.namespacePrefix, p)} GROUP BY v.ns, v.key) y
+    ON y.ns = i.ns AND y.key = i.key`;
+  const from = `${t.items} i LEFT JOIN LATERAL ${indexed} ON TRUE LEFT JOIN ${pending}`;
   const text =
     nearest === undefined
-      ? `SELECT ${ITEM_COLUMNS}, x.d FROM ${t.items} i LEFT JOIN LATERAL ${best} ON TRUE WHERE ${where} ORDER BY x.d, i.ns, i.key`
-      : `SELECT ${ITEM_COLUMNS}, x.d FROM ${t.items} i CROSS JOIN LATERAL ${best} WHERE ${where} AND x.d IS NOT NULL ORDER BY x.d, i.ns, i.key LIMIT ${p.add(nearest)}`;
+      ? `SELECT ${ITEM_COLUMNS}, LEAST(x.d, y.d) AS d FROM ${from} WHERE ${where} ORDER BY LEAST(x.d, y.d), i.ns, i.key`
+      : `SELECT ${ITEM_COLUMNS}, LEAST(x.d, y.d) AS d FROM ${from} WHERE ${where} AND LEAST(x.d, y.d) IS NOT NULL ORDER BY LEAST(x.d, y.d), i.ns, i.key LIMIT ${p.add(nearest)}`;
   return { text, values: p.values };
 }
 
@@ -312,11 +327,14 @@ function runStatement<R extends QueryResultRow>(ctx: PgSearchContext, text: stri
 export function annSql(t: Tables, req: Pick<PgSearchRequest, "namespacePrefix" | "filter">, now: number, q: Buffer, k: number): { text: string; values: unknown[] } {
   const p = new Params();
   const qp = p.add(q);
-  const text = `SELECT v.embedding <=> ${qp}::vector AS d, i.* FROM ${t.vectors} v
-     CROSS JOIN LATERAL (SELECT ${ITEM_COLUMNS} FROM ${t.items} i
-       WHERE i.ns = v.ns AND i.key = v.key AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)} OFFSET 0) i
-     WHERE ${scopeSql("v.ns", req.namespacePrefix, p)}
-     ORDER BY v.embedding <=> ${qp}::vector LIMIT ${p.add(k)}`;
+  const item = `CROSS JOIN LATERAL (SELECT ${ITEM_COLUMNS} FROM ${t.items} i
+       WHERE i.ns = v.ns AND i.key = v.key AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)} OFFSET 0) i`;
+  const scope = scopeSql("v.ns", req.namespacePrefix, p);
+  const kp = p.add(k);
+  const nearest = (table: string) =>
+    `SELECT v.embedding <=> ${qp}::vector AS d, i.* FROM ${table} v ${item} WHERE ${scope} ORDER BY v.embedding <=> ${qp}::vector LIMIT ${kp}`;
+  // The pending branch is a sort of the few vectors not yet indexed; the outer ORDER BY merges both.
+  const text = `SELECT * FROM ${everyVector(t, nearest)} u ORDER BY u.d LIMIT ${kp}`;
   return { text, values: p.values };
 }
 
@@ -331,7 +349,9 @@ async function annVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer,
   for (;;) {
     // One round trip for the settings (a simple query may hold several statements).
     // The selection is large (it was counted): walk the index in distance order, never sort the scope.
-    const settings = [`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(ctx.efSearch, kk))}`, "SET LOCAL enable_sort = off"];
+    // enable_sort = off prices the pending branch's (unavoidable, small) sort at 1e10, which would
+    // pass jit_above_cost and JIT-compile every search (400 ms at 10k items): jit off.
+    const settings = [`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(ctx.efSearch, kk))}`, "SET LOCAL enable_sort = off", "SET LOCAL jit = off"];
     if (ctx.iterativeScan) settings.push("SET LOCAL hnsw.iterative_scan = relaxed_order");
     const { text, values } = annSql(ctx.tables, req, ctx.now, q, kk);
     const r = await inLocalScope(ctx, settings, () => runStatement<ItemRow & { d: number }>(ctx, text, values, true));

@@ -33,6 +33,33 @@ export interface PostgresHnswOptions {
    * @default 2000
    */
   exactScanThreshold?: number;
+  /**
+   * Writes put new vectors in a table without the HNSW index (the pending
+   * table, compared exactly by every search, so nothing written is missed)
+   * and background workers move them into the index, several at once.
+   * pgvector's per-row HNSW insert is nearly the whole cost of a put; this
+   * takes it out of the writer's transaction and spreads it over the
+   * server's cores (docs/postgres.md, "Puts"). `false`: every write inserts
+   * its vectors into the index itself, in its own transaction.
+   * @default true
+   */
+  deferredIndexing?: boolean;
+  /**
+   * Background workers of this store that move pending vectors into the
+   * HNSW index, each on its own connection while it works (rows are claimed
+   * with `SKIP LOCKED`, so the workers of several processes share the work).
+   * 0: none in this process (other processes', and writers waiting past
+   * `maxPendingVectors`, move them).
+   * @default 2 (1 on PGlite, which runs one query at a time)
+   */
+  indexWorkers?: number;
+  /**
+   * A write waits before it starts (and helps move rows) while more vectors
+   * than this are pending, so that the exact part of every search stays
+   * small. Sustained bulk writes then run at the rate the index takes them.
+   * @default 2000
+   */
+  maxPendingVectors?: number;
 }
 
 /** The settings of a {@link PostgresMemoryStore} other than how it connects. */
@@ -83,7 +110,7 @@ export interface PostgresStoreSettings {
   ttl?: TTLConfig;
   /**
    * pgvector HNSW tuning.
-   * @default { m: 16, efConstruction: 64, efSearch: 300, exactScanThreshold: 2000 }
+   * @default { m: 16, efConstruction: 64, efSearch: 300, exactScanThreshold: 2000, deferredIndexing: true, indexWorkers: 2, maxPendingVectors: 2000 }
    */
   hnsw?: PostgresHnswOptions;
   /**

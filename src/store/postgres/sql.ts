@@ -20,10 +20,12 @@ export interface Tables {
   schema: string;
   items: string;
   vectors: string;
+  /** New vectors not yet in the HNSW index (see IndexSettler). */
+  pending: string;
   meta: string;
   migrations: string;
   /** Unquoted names, for index names and size queries. */
-  raw: { items: string; vectors: string; meta: string; migrations: string };
+  raw: { items: string; vectors: string; pending: string; meta: string; migrations: string };
 }
 
 const IDENT = /^[a-z_][a-z0-9_]{0,40}$/;
@@ -32,9 +34,9 @@ const IDENT = /^[a-z_][a-z0-9_]{0,40}$/;
 export const isIdentifier = (s: string): boolean => IDENT.test(s);
 
 export function tables(schema: string, prefix: string): Tables {
-  const raw = { items: `${prefix}items`, vectors: `${prefix}vectors`, meta: `${prefix}meta`, migrations: `${prefix}migrations` };
+  const raw = { items: `${prefix}items`, vectors: `${prefix}vectors`, pending: `${prefix}pending_vectors`, meta: `${prefix}meta`, migrations: `${prefix}migrations` };
   const q = (t: string) => `"${schema}"."${t}"`;
-  return { schema, items: q(raw.items), vectors: q(raw.vectors), meta: q(raw.meta), migrations: q(raw.migrations), raw };
+  return { schema, items: q(raw.items), vectors: q(raw.vectors), pending: q(raw.pending), meta: q(raw.meta), migrations: q(raw.migrations), raw };
 }
 
 /**

@@ -5,7 +5,7 @@ import type { PreparedPut } from "../hnsw/store-state.js";
 import type { MemoryEntry } from "../../migrate/entry.js";
 import type { ItemRow } from "./search.js";
 import { nsLabels, type Queryable, type Tables } from "./sql.js";
-import { pathsFor, upsert } from "./write.js";
+import { pathsFor, upsert, type VectorTarget } from "./write.js";
 
 interface ExportRow extends ItemRow {
   expires_at: string | null;
@@ -31,7 +31,8 @@ export async function* exportRows(db: Queryable, t: Tables, batchSize: number, w
     });
     if (withVectors) {
       const v = await db.query<{ ns: string; key: string; field: string; e: string }>(
-        `SELECT ns, key, field, embedding::text AS e FROM ${t.vectors} WHERE (ns, key) IN (SELECT * FROM unnest($1::text[], $2::text[])) ORDER BY ns, key, field`,
+        `SELECT ns, key, field, embedding::text AS e FROM (SELECT * FROM ${t.vectors} UNION ALL SELECT * FROM ${t.pending}) v
+         WHERE (ns, key) IN (SELECT * FROM unnest($1::text[], $2::text[])) ORDER BY ns, key, field`,
         [r.rows.map((x) => x.ns), r.rows.map((x) => x.key)],
       );
       const byId = new Map<string, { field: string; vector: number[] }[]>();
@@ -56,7 +57,7 @@ export async function importRows(
   db: Queryable,
   t: Tables,
   entries: MemoryEntry[],
-  index: { embeddings: Embeddings; dims: number } | undefined,
+  index: { embeddings: Embeddings; dims: number; target: Exclude<VectorTarget, null> } | undefined,
   fields: string[] | null,
   now: number,
 ): Promise<PreparedPut[]> {
@@ -81,6 +82,6 @@ export async function importRows(
     const vectors = await embedTexts(index.embeddings, [...texts], index.dims);
     for (const [i, fts] of need) puts[i].vectors = fts.map((f) => ({ field: f.field, vector: vectors.get(f.text)! }));
   }
-  await upsert(db, t, puts, now, fields, !!index, { createdAt: entries.map((e) => e.createdAt), updatedAt: entries.map((e) => e.updatedAt) });
+  await upsert(db, t, puts, now, fields, index?.target ?? null, { createdAt: entries.map((e) => e.createdAt), updatedAt: entries.map((e) => e.updatedAt) });
   return puts;
 }

@@ -55,18 +55,26 @@ export function boundedTerms(terms: string[]): string[] {
 export type WriteOp = { kind: "put"; put: PreparedPut } | { kind: "delete"; namespace: string[]; key: string };
 
 /**
+ * Where new vectors go: the pending table (moved into the HNSW index later,
+ * by IndexSettler), the indexed table itself, or nowhere (no index).
+ */
+export type VectorTarget = "pending" | "indexed" | null;
+
+/**
  * Writes consecutive puts and deletes. Runs of puts with distinct ids go in
  * one multi-row upsert (`INSERT … ON CONFLICT DO UPDATE`, keeping
  * `created_at`), with their old vectors deleted and new ones inserted; a
  * repeated id starts a new run, so later writes win as they do one by one.
+ * Returns how many vectors went to the pending table.
  */
-export async function writeRun(db: Queryable, t: Tables, ops: WriteOp[], now: number, fields: string[] | null, hasVectors: boolean): Promise<void> {
+export async function writeRun(db: Queryable, t: Tables, ops: WriteOp[], now: number, fields: string[] | null, target: VectorTarget): Promise<number> {
+  let pendingRows = 0;
   let run: WriteOp[] = [];
   let ids = new Set<string>();
   const flush = async () => {
     if (run.length === 0) return;
     const kind = run[0].kind;
-    if (kind === "put") await upsert(db, t, run.map((o) => (o as { put: PreparedPut }).put), now, fields, hasVectors);
+    if (kind === "put") pendingRows += await upsert(db, t, run.map((o) => (o as { put: PreparedPut }).put), now, fields, target);
     else await remove(db, t, run as { namespace: string[]; key: string }[]);
     run = [];
     ids = new Set();
@@ -80,6 +88,7 @@ export async function writeRun(db: Queryable, t: Tables, ops: WriteOp[], now: nu
     ids.add(id);
   }
   await flush();
+  return pendingRows;
 }
 
 /** Timestamps to write as they are (an import), instead of `now` for both. */
@@ -88,7 +97,8 @@ export interface Stamps {
   updatedAt: number[];
 }
 
-export async function upsert(db: Queryable, t: Tables, puts: PreparedPut[], now: number, fields: string[] | null, hasVectors: boolean, stamps?: Stamps): Promise<void> {
+/** Upserts the items and replaces their vectors; returns how many vectors went to the pending table. */
+export async function upsert(db: Queryable, t: Tables, puts: PreparedPut[], now: number, fields: string[] | null, target: VectorTarget, stamps?: Stamps): Promise<number> {
   const ns = puts.map((p) => nsPath(p.namespace));
   const keys = puts.map((p) => p.key);
   await db.query(
@@ -111,13 +121,29 @@ export async function upsert(db: Queryable, t: Tables, puts: PreparedPut[], now:
       stamps?.updatedAt ?? puts.map(() => null),
     ],
   );
-  if (!hasVectors) return;
-  await db.query(`DELETE FROM ${t.vectors} WHERE (ns, key) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, [ns, keys]);
+  if (target === null) return 0;
+  await removeVectors(db, t, ns, keys);
   const rows: { ns: string; key: string; field: string; vector: ArrayLike<number> }[] = [];
   puts.forEach((p, i) => {
     for (const v of p.vectors) rows.push({ ns: ns[i], key: keys[i], field: v.field, vector: v.vector });
   });
-  for (let s = 0; s < rows.length; s += VECTOR_ROWS_PER_INSERT) await insertVectors(db, t, rows.slice(s, s + VECTOR_ROWS_PER_INSERT));
+  const into = target === "pending" ? t.pending : t.vectors;
+  for (let s = 0; s < rows.length; s += VECTOR_ROWS_PER_INSERT) await insertVectors(db, into, rows.slice(s, s + VECTOR_ROWS_PER_INSERT));
+  return target === "pending" ? rows.length : 0;
+}
+
+/**
+ * Deletes the items' old vectors: the pending ones first, then the indexed
+ * ones. The order matters against IndexSettler, which moves a pending row
+ * in one transaction: a delete of that row waits for the move to commit,
+ * and the next statement (a new snapshot under READ COMMITTED) then finds
+ * the moved row in the indexed table. The other way round, a row moved in
+ * between would be missed and a stale vector kept.
+ */
+async function removeVectors(db: Queryable, t: Tables, ns: string[], keys: string[]): Promise<void> {
+  for (const table of [t.pending, t.vectors]) {
+    await db.query(`DELETE FROM ${table} WHERE (ns, key) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, [ns, keys]);
+  }
 }
 
 /** Vectors per INSERT (4 parameters each; PostgreSQL allows 65535). */
@@ -130,13 +156,13 @@ const VECTOR_ROWS_PER_INSERT = 1000;
  * vectors into an HNSW-indexed table on the bench machine (bench:postgres
  * puts, see docs/postgres.md).
  */
-async function insertVectors(db: Queryable, t: Tables, rows: { ns: string; key: string; field: string; vector: ArrayLike<number> }[]): Promise<void> {
+async function insertVectors(db: Queryable, table: string, rows: { ns: string; key: string; field: string; vector: ArrayLike<number> }[]): Promise<void> {
   const values: unknown[] = [];
   const tuples = rows.map((r, j) => {
     values.push(r.ns, r.key, r.field, vectorParam(r.vector));
     return `($${4 * j + 1}, $${4 * j + 2}, $${4 * j + 3}, $${4 * j + 4}::vector)`;
   });
-  await db.query(`INSERT INTO ${t.vectors} (ns, key, field, embedding) VALUES ${tuples.join(", ")}`, values);
+  await db.query(`INSERT INTO ${table} (ns, key, field, embedding) VALUES ${tuples.join(", ")}`, values);
 }
 
 async function remove(db: Queryable, t: Tables, ops: { namespace: string[]; key: string }[]): Promise<void> {

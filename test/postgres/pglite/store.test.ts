@@ -84,10 +84,14 @@ describe("PostgresMemoryStore on PGlite", () => {
       const q = vectorParam(new FakeEmbeddings({ dims: DIMS }).embedText("apple"));
       for (const req of [{ namespacePrefix: ["users"] }, { namespacePrefix: [], filter: { user: "c" } }]) {
         const { text, values } = annSql(tables(schema, "memory_"), req, Date.now(), q, 30);
-        const wide = (await client.query(`EXPLAIN ${text}`, values)).rows.map((r) => r["QUERY PLAN"]).join("\n");
-        expect(wide).toMatch(/Index Scan using memory_vectors_hnsw/);
+        const plan = (await client.query(`EXPLAIN ${text}`, values)).rows.map((r) => r["QUERY PLAN"]).join("\n");
+        // Two branches merged in distance order: the index walk, and a sort of the vectors still pending.
+        expect(plan).toMatch(/^Limit[^\n]*\n\s*->\s+Merge Append/);
+        const [wide, pendingBranch] = plan.split(/\n(?=\s*->\s+Limit[^\n]*\n\s*->\s+Sort)/);
         expect(wide).toMatch(/Nested Loop[\s\S]*Index Scan using memory_vectors_hnsw[\s\S]*Index Scan using memory_items_pkey/);
-        expect(wide).not.toMatch(/Hash|Merge|Materialize|Seq Scan|Sort/);
+        expect(wide.split("\n").slice(3).join("\n")).not.toMatch(/Hash|Merge|Materialize|Seq Scan|Sort|pending/);
+        expect(pendingBranch).toMatch(/memory_pending_vectors/);
+        expect(pendingBranch).not.toMatch(/memory_vectors_hnsw| on memory_vectors /);
       }
     } finally {
       await client.query("ROLLBACK");
@@ -181,7 +185,7 @@ describe("PostgresMemoryStore on PGlite", () => {
     const { store, schema } = make();
     await store.put(["a"], "k", { text: "hello" });
     const stats = await store.stats();
-    expect(stats).toMatchObject({ items: 1, vectors: 1, schemaVersion: 1, dims: DIMS, embedder: `FakeEmbeddings:fake-bag-of-words-${DIMS}` });
+    expect(stats).toMatchObject({ items: 1, vectors: 1, schemaVersion: 2, dims: DIMS, embedder: `FakeEmbeddings:fake-bag-of-words-${DIMS}` });
     expect(stats.pgvector).toMatch(/^0\.\d+/);
     const other = new PostgresMemoryStore({ pool: pg.server.pool, schema, index: { dims: DIMS, embeddings: new FakeEmbeddings({ dims: DIMS, model: "other" }) } });
     await expect(other.setup()).rejects.toThrow(IncompatibleStoreError);
@@ -194,7 +198,7 @@ describe("PostgresMemoryStore on PGlite", () => {
     await pg.server.pool.query(`DELETE FROM "${schema}".memory_migrations WHERE version = 99`);
     const again = new PostgresMemoryStore({ pool: pg.server.pool, schema, index: { dims: DIMS, embeddings: new FakeEmbeddings({ dims: DIMS }) } });
     expect((await again.get(["a"], "k"))?.value).toEqual({ text: "hello" });
-    expect((await pg.server.pool.query(`SELECT count(*)::int AS n FROM "${schema}".memory_migrations`)).rows[0].n).toBe(1);
+    expect((await pg.server.pool.query(`SELECT count(*)::int AS n FROM "${schema}".memory_migrations`)).rows[0].n).toBe(2);
   });
 
   it("keeps later writes of one key in a batch, in order", async () => {

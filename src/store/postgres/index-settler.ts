@@ -1,0 +1,159 @@
+import type { PoolClient } from "pg";
+import type { Queryable, Tables } from "./sql.js";
+
+/** What IndexSettler needs from its store. */
+export interface IndexSettlerOptions {
+  tables: Tables;
+  /** Runs `fn` in a transaction of the store's (retries, named errors). */
+  transaction: <T>(fn: (db: PoolClient) => Promise<T>, where: string) => Promise<T>;
+  /** Background movers in this process (0: none; writers still help past `maxPending`). */
+  workers: number;
+  /** Writers wait (and help) while more vectors than this are pending. */
+  maxPending: number;
+  logger: Pick<Console, "warn">;
+  /** Vectors moved per transaction. */
+  chunk?: number;
+  /** How often the pending table is checked for rows left by other processes, in ms (0: never). */
+  pollMs?: number;
+}
+
+/** Vectors moved per transaction: a fraction of a second of HNSW inserts, so locks stay short. */
+const DEFAULT_CHUNK = 100;
+
+/**
+ * Moves vectors from the pending table into the HNSW-indexed one, in the
+ * background, on several connections at once.
+ *
+ * pgvector inserts a row into its HNSW graph one by one, and that insert is
+ * nearly the whole cost of a put (57× the cost of the same row in a table
+ * without the index; see docs/postgres.md, "Puts"). A put therefore writes
+ * its vectors to a table without the index, in its own transaction, and is
+ * acknowledged; searches compare those pending vectors exactly, so they find
+ * every acknowledged write. The workers then move the rows, `chunk` at a
+ * time, each move one transaction (delete from pending, insert into the
+ * indexed table). Rows are claimed with `FOR UPDATE SKIP LOCKED`, so several
+ * workers, in one process or many, never move the same row, and the HNSW
+ * inserts of a batch spread over the server's cores instead of running one
+ * after another in the writer's transaction.
+ *
+ * Writes past `maxPending` wait before they start, helping to move rows,
+ * so that the exact part of a search stays small. Nothing is lost when a
+ * process stops: pending rows stay searchable, and the next worker (of any
+ * process) moves them.
+ */
+export class IndexSettler {
+  private readonly chunk: number;
+  private readonly running = new Set<Promise<void>>();
+  private stopped = false;
+  /** Pending rows as far as this process knows (its writes minus its moves; checked against the table before waiting). */
+  private estimate = 0;
+  /** Bumped by every write, so that a worker that found nothing to move looks again when a write came in meanwhile. */
+  private writes = 0;
+  private timer?: ReturnType<typeof setInterval>;
+
+  constructor(private readonly options: IndexSettlerOptions) {
+    this.chunk = options.chunk ?? DEFAULT_CHUNK;
+  }
+
+  /** Starts the workers (rows may be left from an earlier run) and the poll for rows other processes left. */
+  start(): void {
+    const pollMs = this.options.pollMs ?? 30_000;
+    if (pollMs > 0 && this.options.workers > 0) {
+      this.timer = setInterval(() => this.kick(Number.POSITIVE_INFINITY), pollMs);
+      this.timer.unref();
+    }
+    this.kick(Number.POSITIVE_INFINITY);
+  }
+
+  /** Records that `written` vectors were committed to the pending table, and wakes the workers. */
+  wrote(written: number): void {
+    if (written <= 0) return;
+    this.estimate += written;
+    this.writes++;
+    this.kick(written);
+  }
+
+  /** Called before a write: when too many vectors are pending, waits until they are not, moving rows meanwhile. */
+  async beforeWrite(): Promise<void> {
+    if (this.estimate <= this.options.maxPending) return;
+    await this.drainTo(this.options.maxPending);
+  }
+
+  /** Moves rows until at most `limit` are pending (0: until the table is empty). */
+  async drainTo(limit: number): Promise<void> {
+    for (;;) {
+      const n = await this.options.transaction((db) => countUpTo(db, this.options.tables, limit + 1), "index settle");
+      this.estimate = n;
+      if (n <= limit) return;
+      const moved = await this.options.transaction((db) => moveChunk(db, this.options.tables, this.chunk), "index settle");
+      this.estimate = Math.max(0, this.estimate - moved);
+      // Every pending row is being moved by another worker: let it commit.
+      if (moved === 0) await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+
+  /** Stops the workers after the move each has under way; pending rows stay for the next run. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await Promise.allSettled([...this.running]);
+  }
+
+  /** Starts up to `workers` loops, no more than the rows to move need. */
+  private kick(rows: number): void {
+    const want = Math.min(this.options.workers, Math.ceil(rows / this.chunk));
+    while (!this.stopped && this.running.size < want) {
+      const loop: Promise<void> = this.loop().finally(() => this.running.delete(loop));
+      this.running.add(loop);
+    }
+  }
+
+  private async loop(): Promise<void> {
+    try {
+      while (!this.stopped) {
+        const writes = this.writes;
+        const moved = await this.options.transaction((db) => moveChunk(db, this.options.tables, this.chunk), "index settle");
+        this.estimate = Math.max(0, this.estimate - moved);
+        if (moved === 0 && writes === this.writes) return;
+      }
+    } catch (err) {
+      // The rows stay pending (and searchable); the next write or poll starts a worker again.
+      if (!this.stopped) this.options.logger.warn(`langgraph-hnsw-memory: ${this.options.tables.items}: moving new vectors into the HNSW index failed: ${String((err as Error)?.message ?? err)}`);
+    }
+  }
+}
+
+/** How many vectors are pending, counting no further than `upTo`. */
+async function countUpTo(db: Queryable, t: Tables, upTo: number): Promise<number> {
+  const r = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${t.pending} LIMIT $1) c`, [upTo]);
+  return r.rows[0].n;
+}
+
+/**
+ * One move: up to `limit` pending vectors claimed, deleted from the pending
+ * table and inserted into the indexed one, in the caller's transaction.
+ *
+ * The claim locks each pending row (`FOR UPDATE`) and its item (`FOR KEY
+ * SHARE`, which the foreign key's check takes anyway), skipping rows either
+ * of which another transaction holds. Skipping a locked item keeps clear of
+ * a delete of that item: it holds the item and waits for its pending rows
+ * (the cascade), while the insert here would wait for the item. A put of the
+ * same item (a key-preserving update, which does not block `KEY SHARE`)
+ * waits for the move instead, then deletes the moved row (see
+ * `removeVectors`).
+ */
+export async function moveChunk(db: Queryable, t: Tables, limit: number): Promise<number> {
+  const r = await db.query(
+    `WITH claimed AS (
+       SELECT p.ns, p.key, p.field FROM ${t.pending} p JOIN ${t.items} i ON i.ns = p.ns AND i.key = p.key
+       LIMIT $1 FOR UPDATE OF p SKIP LOCKED FOR KEY SHARE OF i SKIP LOCKED
+     ), moved AS (
+       DELETE FROM ${t.pending} p USING claimed c WHERE p.ns = c.ns AND p.key = c.key AND p.field = c.field
+       RETURNING p.ns, p.key, p.field, p.embedding
+     )
+     INSERT INTO ${t.vectors} (ns, key, field, embedding) SELECT * FROM moved
+     ON CONFLICT (ns, key, field) DO UPDATE SET embedding = EXCLUDED.embedding`,
+    [limit],
+  );
+  return r.rowCount ?? 0;
+}
