@@ -1,3 +1,4 @@
+import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { PostgresMemoryStore } from "../../src/store/postgres/index.js";
 import { explainingPool, type CapturedPlan } from "../helpers/explain-pool.js";
@@ -33,7 +34,8 @@ describeWithVectors("search plans on the real server (EXPLAIN)", () => {
       }
       await store.batch(ops);
     }
-    await pool.query(`ANALYZE "${schema}".memory_items; ANALYZE "${schema}".memory_vectors`);
+    await store.flushIndex(); // every vector in the HNSW-indexed table (deferred indexing)
+    await pool.query(`ANALYZE "${schema}".memory_items; ANALYZE "${schema}".memory_vectors; ANALYZE "${schema}".memory_pending_vectors`);
   }, 300_000);
   afterAll(async () => {
     await store?.close();
@@ -68,7 +70,7 @@ describeWithVectors("search plans on the real server (EXPLAIN)", () => {
         expect(plans).toHaveLength(1); // one statement: the ranking and the page's rows
         expect(plan).toMatch(/Index Scan on memory_items_pkey[^\n]*\n\s*Index Cond: \([^\n]*'users\.u1[./]?'::text|Index Scan using memory_items_pkey on memory_items i[^\n]*\n\s*Index Cond: \([^\n]*'users\.u1[./]?'::text/);
         expect(plan).toMatch(/Index Scan using memory_vectors_pkey on memory_vectors v[^\n]*\n\s*Index Cond: \(\(ns = i\.ns\) AND \(key = i\.key\)\)/);
-        expect(plan).not.toMatch(/Seq Scan/);
+        expect(plan).not.toMatch(/Seq Scan on memory_(items|vectors) /);
         expect(plan).not.toMatch(/memory_vectors_hnsw/);
       } finally {
         await s.close();
@@ -105,7 +107,40 @@ describeWithVectors("search plans on the real server (EXPLAIN)", () => {
     expect(walk).toMatch(/Index Scan using memory_vectors_hnsw on memory_vectors/);
     const exact = await genericPlan(one, []);
     expect(exact).toMatch(/Index Scan using memory_vectors_pkey on memory_vectors v[^\n]*\n\s*Index Cond: \(\(ns = i\.ns\) AND \(key = i\.key\)\)/);
-    expect(exact).not.toMatch(/Seq Scan|memory_vectors_hnsw/);
+    expect(exact).not.toMatch(/Seq Scan on memory_(items|vectors) |memory_vectors_hnsw/);
+  });
+
+  it("one user with vectors still pending: the scope's pending rows are read once, never once per item (custom and generic plans)", async () => {
+    await planOf(store, ["users", "u1"]);
+    const one = plans[0];
+    // A plain session (not the explaining pool), in a transaction rolled back after: 50 more items of
+    // u1 whose vectors are pending, invisible to the store's workers.
+    const client = new pg.Client({ connectionString: databaseUrl() });
+    await client.connect();
+    try {
+      await client.query("BEGIN");
+      const t = (name: string) => `"${schema}".memory_${name}`;
+      await client.query(`INSERT INTO ${t("items")} (ns, key, value, created_at, updated_at, tsv)
+        SELECT 'users.u1', 'p' || g, jsonb_build_object('text', 'x'), 0, 0, to_tsvector('simple', 'x') FROM generate_series(1, 50) g`);
+      await client.query(`INSERT INTO ${t("pending_vectors")} (ns, key, field, embedding)
+        SELECT 'users.u1', 'p' || g, 'text', (SELECT embedding FROM ${t("vectors")} WHERE key = 'k' || g) FROM generate_series(1, 50) g`);
+      const args = (one.values ?? []).map((v) => (Buffer.isBuffer(v) ? `'${vectorText(v)}'` : typeof v === "number" ? String(v) : client.escapeLiteral(String(v))));
+      for (const mode of ["force_custom_plan", "force_generic_plan"]) {
+        await client.query(`SET LOCAL plan_cache_mode = ${mode}`);
+        await client.query(`PREPARE pending_probe AS ${one.sql}`);
+        const r = await client.query(`EXPLAIN (ANALYZE, COSTS OFF) EXECUTE pending_probe(${args.join(", ")})`);
+        await client.query("DEALLOCATE pending_probe");
+        const plan = r.rows.map((row) => String(row["QUERY PLAN"])).join("\n");
+        const scans = plan.split("\n").filter((l) => / on memory_pending_vectors/.test(l));
+        expect(scans.length, plan).toBeGreaterThan(0);
+        for (const line of scans) expect(line, plan).toMatch(/loops=1\)/);
+        // The pending items are ranked too (they rank by the copied vectors of k1..k50).
+        expect(plan).toMatch(/rows=10 loops=1/);
+      }
+    } finally {
+      await client.query("ROLLBACK").catch(() => undefined);
+      await client.end();
+    }
   });
 });
 

@@ -133,22 +133,28 @@ async function countUpTo(db: Queryable, t: Tables, upTo: number): Promise<number
  * One move: up to `limit` pending vectors claimed, deleted from the pending
  * table and inserted into the indexed one, in the caller's transaction.
  *
- * The claim locks each pending row (`FOR UPDATE`) and its item (`FOR KEY
- * SHARE`, which the foreign key's check takes anyway), skipping rows either
- * of which another transaction holds. Skipping a locked item keeps clear of
- * a delete of that item: it holds the item and waits for its pending rows
- * (the cascade), while the insert here would wait for the item. A put of the
- * same item (a key-preserving update, which does not block `KEY SHARE`)
- * waits for the move instead, then deletes the moved row (see
- * `removeVectors`).
+ * The claim reads the pending table (small: bounded by `maxPending`) and
+ * locks each row (`FOR UPDATE`), then locks each row's item by a primary-key
+ * probe (`FOR KEY SHARE`, which the foreign key's check takes anyway),
+ * skipping rows either of which another transaction holds. Driving the
+ * claim from the items instead (the planner's choice for a plain join)
+ * scanned the items table from its start for every chunk. Skipping a locked
+ * item keeps clear of a delete of that item: it holds the item and waits
+ * for its pending rows (the cascade), while the insert here would wait for
+ * the item. A put of the same item (a key-preserving update, which does not
+ * block `KEY SHARE`) waits for the move instead, then deletes the moved row
+ * (see `removeVectors`).
  */
 export async function moveChunk(db: Queryable, t: Tables, limit: number): Promise<number> {
   const r = await db.query(
     `WITH claimed AS (
-       SELECT p.ns, p.key, p.field FROM ${t.pending} p JOIN ${t.items} i ON i.ns = p.ns AND i.key = p.key
-       LIMIT $1 FOR UPDATE OF p SKIP LOCKED FOR KEY SHARE OF i SKIP LOCKED
+       SELECT p.ns, p.key, p.field FROM ${t.pending} p LIMIT $1 FOR UPDATE SKIP LOCKED
+     ), held AS (
+       SELECT DISTINCT h.ns, h.key FROM claimed c
+       CROSS JOIN LATERAL (SELECT i.ns, i.key FROM ${t.items} i WHERE i.ns = c.ns AND i.key = c.key FOR KEY SHARE SKIP LOCKED) h
      ), moved AS (
-       DELETE FROM ${t.pending} p USING claimed c WHERE p.ns = c.ns AND p.key = c.key AND p.field = c.field
+       DELETE FROM ${t.pending} p USING claimed c JOIN held h ON h.ns = c.ns AND h.key = c.key
+       WHERE p.ns = c.ns AND p.key = c.key AND p.field = c.field
        RETURNING p.ns, p.key, p.field, p.embedding
      )
      INSERT INTO ${t.vectors} (ns, key, field, embedding) SELECT * FROM moved
