@@ -58,8 +58,9 @@ export class IndexSettler {
   /** Starts the workers (rows may be left from an earlier run) and the poll for rows other processes left. */
   start(): void {
     const pollMs = this.options.pollMs ?? 30_000;
+    // One worker looks; when it finds rows, the next write (or drainTo) brings the others.
     if (pollMs > 0 && this.options.workers > 0) {
-      this.timer = setInterval(() => this.kick(Number.POSITIVE_INFINITY), pollMs);
+      this.timer = setInterval(() => this.kick(1), pollMs);
       this.timer.unref();
     }
     this.kick(Number.POSITIVE_INFINITY);

@@ -144,7 +144,11 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     if (this.indexConfig) {
       this.settler = new IndexSettler({
         tables: this.tables,
-        transaction: (fn, where) => inTransaction(this.pool!, this.txOptions(where), fn),
+        transaction: (fn, where) => {
+          // A write waiting on the bound when close() ended the pool.
+          if (!this.pool) throw new StoreClosedError(`PostgresMemoryStore ${this.tables.items} is closed`);
+          return inTransaction(this.pool, this.txOptions(where), fn);
+        },
         workers: this.options.hnsw?.indexWorkers ?? (this.pglite ? 1 : DEFAULT_INDEX_WORKERS),
         maxPending: this.options.hnsw?.maxPendingVectors ?? DEFAULT_MAX_PENDING,
         logger: this.logger,
