@@ -220,6 +220,21 @@ describeWithVectors("PostgresMemoryStore: deferred indexing", () => {
     expect((await store.stats()).vectors).toBe(400);
   });
 
+  it("tables of schema version 1 (before the pending table) are brought to version 2 on open, their vectors kept", async () => {
+    const schema = freshSchema();
+    const old = open(schema, { deferredIndexing: false });
+    await old.batch(docs(20));
+    await old.close();
+    // As version 1 left them: no pending table, one migration recorded.
+    await admin.query(`DROP TABLE "${schema}".memory_pending_vectors; DELETE FROM "${schema}".memory_migrations WHERE version = 2`);
+    const store = open(schema);
+    expect((await store.stats()).schemaVersion).toBe(2);
+    expect(await count(schema, "memory_migrations")).toBe(2);
+    expect(await count(schema, "memory_vectors")).toBe(20);
+    await store.put(["users", "u0"], "new", { text: "apple pie" });
+    expect((await store.search(["users"], { query: "apple pie", limit: 1 }))[0].key).toBe("new");
+  });
+
   it("deferredIndexing false writes straight into the indexed table", async () => {
     const schema = freshSchema();
     const store = open(schema, { deferredIndexing: false });

@@ -87,24 +87,19 @@ export async function setupSchema(db: Queryable, t: Tables, options: SetupOption
   if (wanted) {
     await createVectorExtension(db);
     result.pgvector = (await db.query<{ v: string }>("SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'")).rows[0]?.v;
-    await db.query(`CREATE TABLE IF NOT EXISTS ${t.vectors} (
-      ns text COLLATE "C" NOT NULL,
-      key text NOT NULL,
-      field text NOT NULL,
-      embedding vector(${wanted.dims}) NOT NULL,
-      PRIMARY KEY (ns, key, field),
-      FOREIGN KEY (ns, key) REFERENCES ${t.items} (ns, key) ON DELETE CASCADE
-    ) WITH (toast_tuple_target = ${TOAST_TUPLE_TARGET})`);
+    // The indexed vectors, and the pending ones: same columns, no HNSW index (written by puts,
+    // searched exactly, emptied by IndexSettler).
+    for (const table of [t.vectors, t.pending]) {
+      await db.query(`CREATE TABLE IF NOT EXISTS ${table} (
+        ns text COLLATE "C" NOT NULL,
+        key text NOT NULL,
+        field text NOT NULL,
+        embedding vector(${wanted.dims}) NOT NULL,
+        PRIMARY KEY (ns, key, field),
+        FOREIGN KEY (ns, key) REFERENCES ${t.items} (ns, key) ON DELETE CASCADE
+      ) WITH (toast_tuple_target = ${TOAST_TUPLE_TARGET})`);
+    }
     await keepVectorsInline(db, t);
-    // Same columns, no HNSW index: written by puts, searched exactly, emptied by IndexSettler.
-    await db.query(`CREATE TABLE IF NOT EXISTS ${t.pending} (
-      ns text COLLATE "C" NOT NULL,
-      key text NOT NULL,
-      field text NOT NULL,
-      embedding vector(${wanted.dims}) NOT NULL,
-      PRIMARY KEY (ns, key, field),
-      FOREIGN KEY (ns, key) REFERENCES ${t.items} (ns, key) ON DELETE CASCADE
-    ) WITH (toast_tuple_target = ${TOAST_TUPLE_TARGET})`);
     await db.query(
       `CREATE INDEX IF NOT EXISTS "${t.raw.vectors}_hnsw" ON ${t.vectors} USING hnsw (embedding vector_cosine_ops) WITH (m = ${options.m}, ef_construction = ${options.efConstruction})`,
     );
