@@ -63,7 +63,7 @@ describe("memoryStoreFromEnv", () => {
 
   it("DATABASE_URL: a lazy PostgresMemoryStore; nothing connects until the first operation, a failed open is retried, close ends it", async () => {
     // Port 1 on loopback: nothing listens, so every connection is refused at once.
-    const store = memoryStoreFromEnv({ env: { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" }, index, postgres: { maxRetries: 0 } });
+    const store = memoryStoreFromEnv({ env: { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" }, index, postgres: { maxRetries: 0, connectionRetryMs: 0 } }); // no 10 s of reconnecting per call
     expect(store).toBeInstanceOf(LazyStore);
     expect((store as LazyStore).label).toBe("PostgresMemoryStore");
     await expect(store.get(["users", "1"], "a")).rejects.toThrow(/ECONNREFUSED|connect/);
