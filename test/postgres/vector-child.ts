@@ -10,7 +10,7 @@
  * - `reader <id> <ms>`: searches with queries for the whole time, all users
  *   and one writer's user, and checks each hit: inside the prefix, and its
  *   score is the cosine between the query and its own text (its vector was
- *   written with the value, in the same transaction: never a stale or
+ *   written with the value, in the same transaction, indexed or still pending: never a stale or
  *   missing one; retrieval "vector", so scores are raw cosines). Prints
  *   `searches <n>` and `bad <reason>` per failed check.
  */

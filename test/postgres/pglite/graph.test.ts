@@ -54,7 +54,7 @@ describe("example chatbot with --postgres", () => {
       await other.close();
     } finally {
       await s.idle();
-      await s.pool.query("DROP TABLE IF EXISTS memory_vectors, memory_items, memory_meta, memory_migrations CASCADE");
+      await s.pool.query("DROP TABLE IF EXISTS memory_pending_vectors, memory_vectors, memory_items, memory_meta, memory_migrations CASCADE");
       dir.cleanup();
     }
   });
