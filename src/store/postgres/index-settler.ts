@@ -11,25 +11,23 @@ export interface IndexSettlerOptions {
   /** Writers wait (and help) while more vectors than this are pending. */
   maxPending: number;
   logger: Pick<Console, "warn">;
-  /** Vectors moved per transaction. */
-  chunk?: number;
-  /** How often the pending table is checked for rows left by other processes, in ms (0: never). */
-  pollMs?: number;
 }
 
 /** Vectors moved per transaction: a fraction of a second of HNSW inserts, so locks stay short. */
-const DEFAULT_CHUNK = 100;
+const CHUNK = 100;
+/** How often the pending table is checked for rows other processes left, in ms. */
+const POLL_MS = 30_000;
 
 /**
  * Moves vectors from the pending table into the HNSW-indexed one, in the
  * background, on several connections at once.
  *
  * pgvector inserts a row into its HNSW graph one by one, and that insert is
- * nearly the whole cost of a put (57× the cost of the same row in a table
- * without the index; see docs/postgres.md, "Puts"). A put therefore writes
+ * nearly the whole cost of a put (tens of times the cost of the same row in a
+ * table without the index; see docs/postgres.md, "Puts"). A put therefore writes
  * its vectors to a table without the index, in its own transaction, and is
  * acknowledged; searches compare those pending vectors exactly, so they find
- * every acknowledged write. The workers then move the rows, `chunk` at a
+ * every acknowledged write. The workers then move the rows, `CHUNK` at a
  * time, each move one transaction (delete from pending, insert into the
  * indexed table). Rows are claimed with `FOR UPDATE SKIP LOCKED`, so several
  * workers, in one process or many, never move the same row, and the HNSW
@@ -42,7 +40,6 @@ const DEFAULT_CHUNK = 100;
  * process) moves them.
  */
 export class IndexSettler {
-  private readonly chunk: number;
   private readonly running = new Set<Promise<void>>();
   private stopped = false;
   /** Pending rows as far as this process knows (its writes minus its moves; checked against the table before waiting). */
@@ -51,16 +48,13 @@ export class IndexSettler {
   private writes = 0;
   private timer?: ReturnType<typeof setInterval>;
 
-  constructor(private readonly options: IndexSettlerOptions) {
-    this.chunk = options.chunk ?? DEFAULT_CHUNK;
-  }
+  constructor(private readonly options: IndexSettlerOptions) {}
 
   /** Starts the workers (rows may be left from an earlier run) and the poll for rows other processes left. */
   start(): void {
-    const pollMs = this.options.pollMs ?? 30_000;
     // One worker looks; when it finds rows, the next write (or drainTo) brings the others.
-    if (pollMs > 0 && this.options.workers > 0) {
-      this.timer = setInterval(() => this.kick(1), pollMs);
+    if (this.options.workers > 0) {
+      this.timer = setInterval(() => this.kick(1), POLL_MS);
       this.timer.unref();
     }
     this.kick(Number.POSITIVE_INFINITY);
@@ -86,7 +80,7 @@ export class IndexSettler {
       const n = await this.options.transaction((db) => countUpTo(db, this.options.tables, limit + 1), "index settle");
       this.estimate = n;
       if (n <= limit) return;
-      const moved = await this.options.transaction((db) => moveChunk(db, this.options.tables, this.chunk), "index settle");
+      const moved = await this.options.transaction((db) => moveChunk(db, this.options.tables, CHUNK), "index settle");
       this.estimate = Math.max(0, this.estimate - moved);
       // Every pending row is being moved by another worker: let it commit.
       if (moved === 0) await new Promise((r) => setTimeout(r, 5));
@@ -102,7 +96,7 @@ export class IndexSettler {
 
   /** Starts up to `workers` loops, no more than the rows to move need. */
   private kick(rows: number): void {
-    const want = Math.min(this.options.workers, Math.ceil(rows / this.chunk));
+    const want = Math.min(this.options.workers, Math.ceil(rows / CHUNK));
     while (!this.stopped && this.running.size < want) {
       const loop: Promise<void> = this.loop().finally(() => this.running.delete(loop));
       this.running.add(loop);
@@ -113,7 +107,7 @@ export class IndexSettler {
     try {
       while (!this.stopped) {
         const writes = this.writes;
-        const moved = await this.options.transaction((db) => moveChunk(db, this.options.tables, this.chunk), "index settle");
+        const moved = await this.options.transaction((db) => moveChunk(db, this.options.tables, CHUNK), "index settle");
         this.estimate = Math.max(0, this.estimate - moved);
         if (moved === 0 && writes === this.writes) return;
       }

@@ -76,7 +76,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
   private readonly plans = new PlanCache();
   /** Named prepared statements of the searches. */
   private readonly statements: PreparedStatements;
-  /** Moves pending vectors into the HNSW index (deferred indexing, after setup). */
+  /** Moves pending vectors into the HNSW index (made by setup for a store with an index, also without deferred indexing). */
   private settler?: IndexSettler;
   private pglite = false;
 
@@ -387,8 +387,8 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     this.plans.clear();
     await this.setup();
     await this.settler?.beforeWrite();
-    const puts = await this.transaction((db) => importRows(db, this.tables, entries, index, this.fields, this.clock()));
-    if (target === "pending") this.settler?.wrote(puts.reduce((n, p) => n + p.vectors.length, 0));
+    const pendingWritten = await this.transaction((db) => importRows(db, this.tables, entries, index, this.fields, this.clock()));
+    this.settler?.wrote(pendingWritten);
   }
 
   /**

@@ -5,7 +5,7 @@ import { tokenize } from "../../embeddings/tokenize.js";
 import { matchesFilter } from "../filter.js";
 import type { RetrievalMode } from "../retrieval-mode.js";
 import { filterSql } from "./sql-filter.js";
-import { liveSql, nsLabels, Params, rowId, scopeSql, vectorParam, type Queryable, type Tables } from "./sql.js";
+import { everyVector, liveSql, nsLabels, Params, rowId, scopeSql, vectorParam, type Queryable, type Tables } from "./sql.js";
 import type { PlanCache } from "./plan-cache.js";
 import type { PreparedStatements } from "./prepared.js";
 import type { QueryResult, QueryResultRow } from "pg";
@@ -242,23 +242,19 @@ async function bestScores(ctx: PgSearchContext, q: Buffer, ids: string[]): Promi
   const out = new Map<string, number>();
   if (ids.length === 0) return out;
   const [ns, keys] = pairs(ids);
+  const t = ctx.tables;
+  // As in scopeRowsSql: a primary-key probe of the indexed vectors per id, the pending ones of these ids read once.
   const r = await runStatement<{ ns: string; key: string; d: number | null }>(
     ctx,
-    `SELECT u.ns, u.key, (SELECT min(z.d) FROM ${everyVector(ctx.tables, (v) => `SELECT v.embedding <=> $3::vector AS d FROM ${v} v WHERE v.ns = u.ns AND v.key = u.key`)} z) AS d
-     FROM unnest($1::text[], $2::text[]) AS u(ns, key)`,
+    `SELECT u.ns, u.key, LEAST(x.d, y.d) AS d FROM unnest($1::text[], $2::text[]) AS u(ns, key)
+     LEFT JOIN LATERAL (SELECT min(v.embedding <=> $3::vector) AS d FROM ${t.vectors} v WHERE v.ns = u.ns AND v.key = u.key) x ON TRUE
+     LEFT JOIN (SELECT v.ns, v.key, min(v.embedding <=> $3::vector) AS d FROM ${t.pending} v
+       WHERE (v.ns, v.key) IN (SELECT * FROM unnest($1::text[], $2::text[])) GROUP BY v.ns, v.key) y ON y.ns = u.ns AND y.key = u.key`,
     [ns, keys, q],
   );
   for (const row of r.rows) if (row.d !== null) out.set(rowId(row.ns, row.key), 1 - Number(row.d));
   return out;
 }
-
-/**
- * A subquery over both vector tables: the indexed one and the pending one
- * (vectors written but not yet moved into the HNSW index by IndexSettler).
- * A vector is in exactly one of them in any snapshot (the move is one
- * transaction), so a search sees every committed write once.
- */
-export const everyVector = (t: Tables, select: (table: string) => string): string => `((${select(t.vectors)}) UNION ALL (${select(t.pending)}))`;
 
 /**
  * Exact, for a small selection: every item in scope (live, filter), each

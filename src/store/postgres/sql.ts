@@ -80,5 +80,13 @@ export function vectorParam(v: ArrayLike<number>): Buffer {
   return out;
 }
 
+/**
+ * A subquery over both vector tables: the indexed one and the pending one
+ * (vectors written but not yet moved into the HNSW index by IndexSettler).
+ * A vector is in exactly one of them in any snapshot (the move is one
+ * transaction), so a read sees every committed write once.
+ */
+export const everyVector = (t: Tables, select: (table: string) => string): string => `((${select(t.vectors)}) UNION ALL (${select(t.pending)}))`;
+
 /** A stable id for an item inside one search. */
 export const rowId = (ns: string, key: string): string => JSON.stringify([ns, key]);

@@ -4,7 +4,7 @@ import { embedTexts } from "../hnsw/prepare-batch.js";
 import type { PreparedPut } from "../hnsw/store-state.js";
 import type { MemoryEntry } from "../../migrate/entry.js";
 import type { ItemRow } from "./search.js";
-import { nsLabels, type Queryable, type Tables } from "./sql.js";
+import { everyVector, nsLabels, type Queryable, type Tables } from "./sql.js";
 import { pathsFor, upsert, type VectorTarget } from "./write.js";
 
 interface ExportRow extends ItemRow {
@@ -31,7 +31,7 @@ export async function* exportRows(db: Queryable, t: Tables, batchSize: number, w
     });
     if (withVectors) {
       const v = await db.query<{ ns: string; key: string; field: string; e: string }>(
-        `SELECT ns, key, field, embedding::text AS e FROM (SELECT * FROM ${t.vectors} UNION ALL SELECT * FROM ${t.pending}) v
+        `SELECT ns, key, field, embedding::text AS e FROM ${everyVector(t, (table) => `SELECT * FROM ${table}`)} v
          WHERE (ns, key) IN (SELECT * FROM unnest($1::text[], $2::text[])) ORDER BY ns, key, field`,
         [r.rows.map((x) => x.ns), r.rows.map((x) => x.key)],
       );
@@ -52,6 +52,7 @@ export async function* exportRows(db: Queryable, t: Tables, batchSize: number, w
 /**
  * Upserts entries with their own timestamps and TTLs. Entries without
  * vectors are embedded first (one call), when the store has an index.
+ * Returns how many vectors went to the pending table.
  */
 export async function importRows(
   db: Queryable,
@@ -60,7 +61,7 @@ export async function importRows(
   index: { embeddings: Embeddings; dims: number; target: Exclude<VectorTarget, null> } | undefined,
   fields: string[] | null,
   now: number,
-): Promise<PreparedPut[]> {
+): Promise<number> {
   const puts: PreparedPut[] = entries.map((e) => ({
     namespace: e.namespace,
     key: e.key,
@@ -82,6 +83,5 @@ export async function importRows(
     const vectors = await embedTexts(index.embeddings, [...texts], index.dims);
     for (const [i, fts] of need) puts[i].vectors = fts.map((f) => ({ field: f.field, vector: vectors.get(f.text)! }));
   }
-  await upsert(db, t, puts, now, fields, index?.target ?? null, { createdAt: entries.map((e) => e.createdAt), updatedAt: entries.map((e) => e.updatedAt) });
-  return puts;
+  return upsert(db, t, puts, now, fields, index?.target ?? null, { createdAt: entries.map((e) => e.createdAt), updatedAt: entries.map((e) => e.updatedAt) });
 }
