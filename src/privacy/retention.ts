@@ -1,10 +1,6 @@
 import { checkFunction, checkNumber } from "../option-checks.js";
 import type { BaseStore, Item } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
-import { currentActor } from "./actor.js";
-import { ProtectedStore } from "./protected-store.js";
-import { erasePrefixes } from "../scope/erase-prefixes.js";
-import { personProcedureNamespaces } from "../scope/procedure-namespace.js";
 
 /** Options for {@link cleanup}. */
 export interface CleanupOptions {
@@ -63,61 +59,6 @@ export async function cleanup(store: BaseStore, options: CleanupOptions): Promis
     await store.batch(drop.map((it) => ({ namespace: it.namespace, key: it.key, value: null })));
     report.removed[id] = drop.length;
     report.total += drop.length;
-  }
-  return report;
-}
-
-/** Options for {@link erasePerson}. */
-export interface ErasePersonOptions {
-  /** Every prefix that holds the person's data, e.g. `[["users", "42"], ["episodes", "42"]]`. */
-  namespaces: string[][];
-  /**
-   * The person's user id: their learned instructions and feedback
-   * (`["procedures", agentId, userId]`, `["procedure_feedback", agentId, userId]`
-   * for every agent) are erased too, with their kept versions.
-   * @default undefined (procedural memory is left alone)
-   */
-  userId?: string;
-}
-
-/** What {@link erasePerson} removed. */
-export interface ErasureReport {
-  /** Per prefix: items, kept versions and bookkeeping (cursors) removed. */
-  namespaces: { namespace: string[]; items: number; history: number; cursors: number }[];
-  total: number;
-  /** Whether audit entries about the person were made unlinkable. */
-  auditUnlinked: boolean;
-}
-
-/**
- * Erases a person everywhere in one call: their memories and episodes (the
- * prefixes you name), the kept versions of those, the extractor's and episode
- * writer's cursors, and — when the store is a {@link ProtectedStore} with an
- * audit log — their audit entries are made unlinkable (their salt is
- * destroyed; the chain stays verifiable). With `userId`, their learned
- * instructions and feedback (procedural memory) go too. The right to be
- * forgotten beats the history. On HNSWStore one compaction at the end purges
- * the deleted texts and vectors from every file (log, snapshot, index, embedding cache).
- */
-export async function erasePerson(store: BaseStore, options: ErasePersonOptions): Promise<ErasureReport> {
-  if (!Array.isArray(options?.namespaces) || options.namespaces.length === 0) {
-    throw new InvalidArgumentError("erasePerson needs { namespaces: [[...], ...] }, the prefixes holding the person's data");
-  }
-  for (const ns of options.namespaces) {
-    if (!Array.isArray(ns) || ns.length === 0) throw new InvalidArgumentError(`erasePerson: ${JSON.stringify(ns)} is not a non-empty namespace prefix`);
-  }
-  const report: ErasureReport = { namespaces: [], total: 0, auditUnlinked: false };
-  const procedures = options.userId === undefined ? [] : await personProcedureNamespaces(store, options.userId);
-  for (const erased of await erasePrefixes(store, [...options.namespaces, ...procedures])) {
-    const { namespace, items, history, cursors } = erased;
-    report.namespaces.push({ namespace, items, history, cursors });
-    report.total += items + history + cursors;
-    const audit = store instanceof ProtectedStore ? store.options.audit : undefined;
-    if (audit) {
-      const actor = currentActor();
-      await audit.forgetSubject(namespace, items + history + cursors, { source: actor?.source ?? "api", identity: actor?.identity });
-      report.auditUnlinked = true;
-    }
   }
   return report;
 }
@@ -203,3 +144,5 @@ export function scheduleRetention(store: BaseStore, rules: RetentionRule[], opti
     clearInterval(timer);
   };
 }
+
+export { erasePerson, type ErasePersonOptions, type ErasureReport } from "./erase-person.js";

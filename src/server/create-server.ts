@@ -6,6 +6,7 @@ import { installAuth } from "./auth.js";
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from "./http-errors.js";
 import { installJsonDepthLimit } from "./json-body.js";
 import { MAX_ID_LENGTH, registerMemoryRoutes } from "./memory-routes.js";
+import { checkLayout, defaultMemoryLayout } from "../scope/memory-layout.js";
 import type { MemoryServerOptions } from "./options.js";
 import { installResponseLimit } from "./response-limits.js";
 import { applySecurityHeaders } from "./security-headers.js";
@@ -87,7 +88,8 @@ export function createMemoryServer(options: MemoryServerOptions): FastifyInstanc
 
   app.get("/ok", { config: { access: "public" } }, async () => ({ ok: true }));
   registerStoreRoutes(app, options.store, { maxLimit, maxBatchOperations, maxResults });
-  registerMemoryRoutes(app, options.store, { usersLabel, maxLimit });
+  const layout = options.layout === undefined ? defaultMemoryLayout({ facts: [usersLabel, "{user_id}"] }) : checkLayout(options.layout, "memory server layout");
+  registerMemoryRoutes(app, options.store, { usersLabel, maxLimit, layout });
   for (const plugin of options.plugins ?? []) app.register(plugin);
 
   if (options.closeStore !== false) {

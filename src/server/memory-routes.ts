@@ -4,7 +4,8 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { InvalidArgumentError, NotFoundError } from "../errors.js";
 import { encodeLabel } from "../scope/namespace-template.js";
 import { eraseVersionsOf } from "../scope/erase-prefixes.js";
-import { erasePerson } from "../privacy/retention.js";
+import { erasePerson } from "../privacy/erase-person.js";
+import type { MemoryLayout } from "../scope/memory-layout.js";
 import { scopeFor } from "./scope.js";
 
 /** A memory as the `/v1` endpoints return it. */
@@ -67,7 +68,7 @@ type Body = { user_id?: string | null; text?: string; metadata?: Record<string, 
  * place a graph using the namespace template `["users", "{user_id}"]` keeps
  * them; list, search and forget cover that namespace and everything under it.
  */
-export function registerMemoryRoutes(app: FastifyInstance, store: BaseStore, options: { usersLabel: string; maxLimit: number }): void {
+export function registerMemoryRoutes(app: FastifyInstance, store: BaseStore, options: { usersLabel: string; maxLimit: number; layout: MemoryLayout }): void {
   const userNamespace = (request: FastifyRequest, body: Body | null | undefined) => [
     options.usersLabel,
     encodeLabel(scopeFor(request).userId(body?.user_id ?? undefined)),
@@ -133,9 +134,12 @@ export function registerMemoryRoutes(app: FastifyInstance, store: BaseStore, opt
     }
     const targets = [...doomed.values()];
     if (b.all === true && !b.filter) {
-      // The whole user, as erasePerson forgets a person: memories, kept versions, cursors, purged from disk.
-      const erased = (await erasePerson(store, { namespaces: [ns] })).namespaces[0]!;
-      return { deleted: erased.items, ids: targets.map((t) => t.key) };
+      // The whole person, every kind of the layout (facts, episodes, learned instructions and
+      // feedback of every agent), kept versions and cursors, purged from disk.
+      const userId = scopeFor(request).userId(b.user_id ?? undefined);
+      const report = await erasePerson(store, { userId, layout: options.layout, namespaces: [ns] });
+      const facts = report.kinds?.facts?.items ?? report.namespaces[0]?.items ?? 0;
+      return { deleted: facts, ids: targets.map((t) => t.key), erased: report.kinds, kept: report.kept };
     }
     if (targets.length) await store.batch(targets.map((t) => ({ namespace: t.namespace, key: t.key, value: null })));
     // Forgotten means no kept version either (a ProtectedStore just made one of each delete).

@@ -1,5 +1,6 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import type { FastifyPluginAsync, FastifyRequest, FastifyServerOptions } from "fastify";
+import type { MemoryLayout } from "../scope/memory-layout.js";
 
 /** What an `authenticate` hook returns for an end user. */
 export interface AuthenticatedUser {
@@ -39,6 +40,14 @@ export interface MemoryServerOptions {
    * @default "users"
    */
   usersLabel?: string;
+  /**
+   * Where a person's memory lives: `POST /v1/store/memories/forget` with
+   * `all: true` erases every kind it names for the user (facts, episodes,
+   * learned instructions and feedback of every agent). Its facts kind should
+   * be `[usersLabel, "{user_id}"]`, where `/v1` reads and writes.
+   * @default defaultMemoryLayout({ facts: [usersLabel, "{user_id}"] })
+   */
+  layout?: MemoryLayout;
   /**
    * Largest request body, in bytes.
    * @default 1048576 (1 MiB)

@@ -235,7 +235,8 @@ describe("langgraph-memory: maintenance", () => {
     expect(noConfirm.stderr).toMatch(/pass --yes to confirm/);
     const forget = await runCli(["--path", dir, "forget", "users.42", "--yes", "--json"]);
     expect(forget.code, forget.stderr).toBe(0);
-    expect(json(forget.stdout)).toEqual({ namespace: ["users", "42"], memories: 2, cursors: 1, history: 0 });
+    expect(json(forget.stdout)).toMatchObject({ namespace: ["users", "42"], person: "42", memories: 2, cursors: 1, history: 0 });
+    expect(json(forget.stdout).kinds.facts).toMatchObject({ items: 2, cursors: 1 });
     for (const f of fs.readdirSync(dir)) {
       const bytes = fs.readFileSync(path.join(dir, f), "latin1");
       expect(bytes, f).not.toContain("Berlin");

@@ -1,7 +1,10 @@
 import readline from "node:readline/promises";
 import type { Command } from "commander";
 import { bookkeepingMirrors } from "../../store/hidden-namespaces.js";
-import { erasePrefixes } from "../../scope/erase-prefixes.js";
+import { erasePerson } from "../../privacy/erase-person.js";
+import { personNamespaces } from "../../scope/forget-person.js";
+import { personOf } from "../../scope/layout-match.js";
+import { readLayoutFile } from "../layout-file.js";
 import { CliError } from "../../errors.js";
 import { chooseEmbedder } from "../embedders.js";
 import { formatNamespace, parseNamespace } from "../namespace-arg.js";
@@ -70,32 +73,57 @@ export function registerMaintenanceCommands(program: Command): void {
 
   program
     .command("forget")
-    .argument("<namespace>", "dotted (users.42) or a JSON array")
+    .argument("[namespace]", "dotted (users.42) or a JSON array; a person's namespace (of any kind of the layout) forgets the whole person")
+    .option("--user <id>", "forget this person: every kind of memory the layout names")
+    .option("--layout <file>", "a JSON memory layout (as `serve --layout`); default: facts users.<id>, episodes episodes.<id>, learned instructions")
+    .option("--namespace-only", "erase only the namespace given, even when it is a person's")
     .option("-y, --yes", "do not ask for confirmation")
-    .description("delete every memory under a namespace, its kept versions and its extraction and episode cursors, and purge them from disk")
-    .action(async (nsArg: string, o: { yes?: boolean }, cmd: Command) => {
+    .description("forget a person (every kind of memory: facts, episodes, learned instructions and feedback of every agent) or one namespace, with kept versions and cursors, and purge them from disk")
+    .action(async (nsArg: string | undefined, o: { yes?: boolean; user?: string; layout?: string; namespaceOnly?: boolean }, cmd: Command) => {
       const g = globals(cmd);
-      const ns = parseNamespace(nsArg);
+      if (nsArg === undefined && o.user === undefined) throw new CliError("forget needs a namespace (users.42) or --user <id>");
+      if (nsArg !== undefined && o.user !== undefined) throw new CliError("forget takes a namespace or --user, not both");
+      const layout = readLayoutFile(o.layout);
+      const ns = nsArg === undefined ? undefined : parseNamespace(nsArg);
+      const person = o.user ?? (ns && !o.namespaceOnly ? personOf(layout, ns) : undefined);
       const dir = storeDir(g.path);
       const store = await openStore(dir);
       try {
-        const memories = await store.count(ns);
-        const bookkeeping = bookkeepingMirrors(ns);
+        // Resolve and count everything before deleting anything.
+        const targets = person === undefined ? [ns!] : (await personNamespaces(store, { layout, values: { [layout.personKey]: person }, extra: ns ? [ns] : [] })).targets.map((t) => t.namespace);
+        let memories = 0;
         let kept = 0;
-        for (const mirror of bookkeeping) kept += await store.count(mirror);
+        for (const t of targets) {
+          memories += await store.count(t);
+          for (const mirror of bookkeepingMirrors(t)) kept += await store.count(mirror);
+        }
+        const what = person === undefined ? formatNamespace(ns!) : `person ${person} (${layout.kinds.map((k) => k.name).join(", ")})`;
         if (!o.yes) {
-          if (!process.stdin.isTTY) throw new CliError(`forget would delete ${plural(memories, "memory", "memories")} and ${plural(kept, "kept version or cursor", "kept versions and cursors")} for good; pass --yes to confirm (nothing was deleted)`);
+          if (!process.stdin.isTTY) throw new CliError(`forget would delete ${plural(memories, "item")} and ${plural(kept, "kept version or cursor", "kept versions and cursors")} of ${what} for good; pass --yes to confirm (nothing was deleted)`);
           const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
-          const answer = await rl.question(`Forget ${plural(memories, "memory", "memories")} and ${plural(kept, "kept version or cursor", "kept versions and cursors")} under ${formatNamespace(ns)}? Type "yes": `);
+          const answer = await rl.question(`Forget ${plural(memories, "item")} and ${plural(kept, "kept version or cursor", "kept versions and cursors")} of ${what}? Type "yes": `);
           rl.close();
           if (answer.trim() !== "yes") throw new CliError("not confirmed; nothing was deleted");
         }
-        // As erasePerson: the items, their kept versions, extraction and episode cursors; one compaction purges them.
-        const [erased] = await erasePrefixes(store, [ns]);
+        // As erasePerson: every kind's items, kept versions, cursors and feedback; one compaction purges them.
+        const report = person === undefined
+          ? await erasePerson(store, { namespaces: [ns!] })
+          : await erasePerson(store, { userId: person, layout, namespaces: ns ? [ns] : [] });
         await purgeEmbeddingCache(dir);
-        const { items: deleted, cursors: deletedCursors, history } = erased!;
-        if (g.json) return printJson({ namespace: ns, memories: deleted, cursors: deletedCursors, history });
-        process.stdout.write(`forgot ${formatNamespace(ns)}: ${plural(deleted, "memory", "memories")}, ${plural(history, "kept version")} and ${plural(deletedCursors, "cursor")} deleted and purged from disk\n`);
+        let deleted = 0;
+        let history = 0;
+        let cursors = 0;
+        for (const r of report.namespaces) {
+          deleted += r.items;
+          history += r.history;
+          cursors += r.cursors;
+        }
+        if (g.json) {
+          return printJson({ namespace: ns ?? null, ...(person !== undefined ? { person, kinds: report.kinds, kept: report.kept } : {}), memories: deleted, cursors, history });
+        }
+        const perKind = person === undefined ? "" : ` (${Object.entries(report.kinds ?? {}).map(([k, r]) => `${k} ${r.items + r.bookkeeping}`).join(", ")})`;
+        process.stdout.write(`forgot ${what}: ${plural(deleted, "item")}${perKind}, ${plural(history, "kept version")} and ${plural(cursors, "cursor")} deleted and purged from disk\n`);
+        if (report.kept?.length) process.stdout.write(`kept: ${report.kept.join("; ")}\n`);
       } finally {
         await store.close();
       }

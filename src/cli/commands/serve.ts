@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { CliError } from "../../errors.js";
 import { openOrCreateStore, removeCreatedStore, storeDir } from "../open-store.js";
 import { keepRunningOnClosedPipe } from "../closed-pipe.js";
+import { readLayoutFile } from "../layout-file.js";
 import { intOption, globals } from "./globals.js";
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -28,8 +29,9 @@ export function registerServeCommand(program: Command): void {
     .option("--auth <module>", "a module whose default export (or `authenticate`) maps a request to { identity } or null")
     .option("--embeddings <name>", "embedder for search by meaning (default: the directory's own when known)")
     .option("--log", "structured request log on stderr")
+    .option("--layout <file>", "a JSON memory layout: where a person's memory lives (default: facts users.<id>, episodes episodes.<id>, learned instructions)")
     .description("serve the memory API and the web inspector (a new or empty directory becomes a store); Ctrl-C stops it")
-    .action(async (o: { host: string; port: string; apiKey?: string; auth?: string; embeddings?: string; log?: boolean }, cmd: Command) => {
+    .action(async (o: { host: string; port: string; apiKey?: string; auth?: string; embeddings?: string; log?: boolean; layout?: string }, cmd: Command) => {
       const g = globals(cmd);
       const dir = storeDir(g.path);
       const port = intOption(o.port, "--port", 0);
@@ -38,6 +40,7 @@ export function registerServeCommand(program: Command): void {
         throw new CliError(`serving on ${o.host} (not loopback) needs --api-key, $LANGGRAPH_MEMORY_API_KEY or --auth`);
       }
       const authenticate = o.auth ? await loadAuth(o.auth) : undefined;
+      const layout = readLayoutFile(o.layout);
       const { store, created, state, embedder, note } = await openOrCreateStore(dir, o.embeddings);
       if (note) process.stderr.write(`note: ${note}\n`);
       if (created) process.stderr.write(`created a new store in ${dir} (embedder ${embedder!.identity})\n`);
@@ -51,7 +54,8 @@ export function registerServeCommand(program: Command): void {
         port,
         handleSignals: false,
         logger: o.log ? { level: "info", stream: process.stderr } : false,
-        plugins: [async (app) => app.register(inspectorPlugin, { store, title: `langgraph-memory · ${dir}` })],
+        layout,
+        plugins: [async (app) => app.register(inspectorPlugin, { store, layout, title: `langgraph-memory · ${dir}` })],
       }).catch(async (err: unknown) => {
         // Not serving (a port in use, …): release the directory, and take back a store made for this run.
         await store.close();

@@ -2,7 +2,10 @@ import type { BaseStore, Item, PutOperation } from "@langchain/langgraph-checkpo
 import { InvalidArgumentError } from "../../errors.js";
 import { historyNamespace, versionPut, type MemoryVersion } from "../../privacy/history.js";
 import { ProtectedStore } from "../../privacy/protected-store.js";
-import { erasePerson } from "../../privacy/retention.js";
+import { erasePerson } from "../../privacy/erase-person.js";
+import type { KindErasure } from "../../scope/forget-person.js";
+import { classifyNamespace, isBookkeeping, personOf } from "../../scope/layout-match.js";
+import { defaultMemoryLayout, type MemoryLayout } from "../../scope/memory-layout.js";
 import { HIDDEN_NAMESPACE_ROOTS } from "../../store/hidden-namespaces.js";
 import { namespaceKey, validateNamespace } from "../../store/namespace.js";
 import { listThreads, threadTurns } from "./episodes-api.js";
@@ -43,7 +46,10 @@ export interface InspectorNamespace {
   namespace: string[];
   /** Items in this namespace itself (not in namespaces below it). */
   items: number;
+  /** The view that shows it. */
   kind: "memories" | "episodes";
+  /** The layout's kind it belongs to (`"facts"`, `"episodes"`, one you added), or undefined for a namespace the layout does not name. */
+  memoryKind?: string;
 }
 
 /** Optional store methods the inspector uses when present (HNSWStore has them). */
@@ -77,7 +83,7 @@ function compareLabels(a: string[], b: string[]): number {
   return a.length - b.length;
 }
 
-/** Labels the inspector uses to recognise a person's namespaces. */
+/** Labels the inspector uses to recognise a person's namespaces (the default layout's first labels). */
 export interface PeopleLabels {
   /** First label of a user's memory namespace (`["users", id]`). */
   usersLabel: string;
@@ -85,13 +91,40 @@ export interface PeopleLabels {
   episodesLabel: string;
 }
 
+/** What the inspector's "Forget" erased. */
+export interface InspectorForgetReport {
+  /** Every namespace erased. */
+  namespaces: string[][];
+  /** The person forgotten (every kind of the layout), or undefined when one namespace was. */
+  person?: string;
+  /** Facts and other memories (items outside episodes and learned instructions). */
+  memories: number;
+  /** Conversation turns. */
+  episodes: number;
+  /** Learned instructions and their feedback, every agent. */
+  procedures: number;
+  history: number;
+  cursors: number;
+  /** Per kind of the layout, when a person was forgotten. */
+  kinds?: Record<string, KindErasure>;
+  /** What was deliberately kept (agent-wide instructions). */
+  kept?: string[];
+}
+
+/** The layout a PeopleLabels pair stands for. */
+export const layoutOfLabels = (p: PeopleLabels): MemoryLayout => defaultMemoryLayout({ facts: [p.usersLabel, "{user_id}"], episodes: [p.episodesLabel, "{user_id}"] });
+
 /** The inspector's view of a store: every operation goes through the `BaseStore` API. */
 export class InspectorApi {
+  private readonly layout: MemoryLayout;
+
   constructor(
     private readonly store: BaseStore,
-    private readonly people: PeopleLabels = { usersLabel: "users", episodesLabel: "episodes" },
+    people: PeopleLabels | MemoryLayout = { usersLabel: "users", episodesLabel: "episodes" },
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    this.layout = "kinds" in people ? people : layoutOfLabels(people);
+  }
 
   /** The store's own extras; a ProtectedStore's reads of expiry go to the store it wraps (they change nothing). */
   private get rich(): RichStore {
@@ -105,9 +138,16 @@ export class InspectorApi {
     return this.store instanceof ProtectedStore && this.store.options.history === true;
   }
 
-  /** Namespaces that hold memories or episodes (bookkeeping left out), with counts. */
+  /**
+   * Namespaces that hold memories or episodes, with counts. Bookkeeping
+   * (versions, cursors, feedback) is left out, and so are learned
+   * instructions, which have their own view.
+   */
   async namespaces(): Promise<InspectorNamespace[]> {
-    const all = (await this.store.listNamespaces({ limit: 100_000 })).filter((ns) => !HIDDEN_NAMESPACE_ROOTS.includes(ns[0]));
+    const all = (await this.store.listNamespaces({ limit: 100_000 })).filter((ns) => {
+      if (HIDDEN_NAMESPACE_ROOTS.includes(ns[0]!) || isBookkeeping(this.layout, ns)) return false;
+      return classifyNamespace(this.layout, ns)?.kind.view !== "procedures";
+    });
     // count(ns) covers the namespaces below it: subtract, from each namespace's nearest listed
     // ancestor, what the namespace covers (n namespaces × their depth, not n²).
     const listed = new Set(all.map(namespaceKey));
@@ -125,9 +165,13 @@ export class InspectorApi {
     }
     const out: InspectorNamespace[] = [];
     for (const ns of all) {
-      const [first] = await peekSearch(this.store, ns, { limit: 1 });
-      const kind = first && first.value.kind === "episode" && typeof first.value.threadId === "string" ? "episodes" : "memories";
-      out.push({ namespace: ns, items: exact.get(namespaceKey(ns)) ?? 0, kind });
+      const declared = classifyNamespace(this.layout, ns)?.kind;
+      let kind: InspectorNamespace["kind"] = declared?.view === "episodes" ? "episodes" : "memories";
+      if (!declared) {
+        const [first] = await peekSearch(this.store, ns, { limit: 1 });
+        if (first && first.value.kind === "episode" && typeof first.value.threadId === "string") kind = "episodes";
+      }
+      out.push({ namespace: ns, items: exact.get(namespaceKey(ns)) ?? 0, kind, ...(declared ? { memoryKind: declared.name } : {}) });
     }
     return out.sort((a, b) => compareLabels(a.namespace, b.namespace));
   }
@@ -162,8 +206,12 @@ export class InspectorApi {
     return { memories: await Promise.all(page.map((i) => this.describe(i, now))), total: kept.length, offset, limit, sort, complete };
   }
 
-  /** One memory (null when it is gone) and its kept versions, newest first. */
-  async memory(namespace: string[], key: unknown): Promise<{ memory: InspectorMemory | null; history: MemoryVersion[]; keepsHistory: boolean }> {
+  /**
+   * One memory (null when it is gone) and its kept versions, newest first,
+   * each with `number`: its place in the memory's history as people count
+   * (1 = the oldest kept). `version` stays the id `restore` takes.
+   */
+  async memory(namespace: string[], key: unknown): Promise<{ memory: InspectorMemory | null; history: (MemoryVersion & { number: number })[]; keepsHistory: boolean }> {
     if (typeof key !== "string" || key === "") throw new InvalidArgumentError("key must be a non-empty string");
     const item = await peekItem(this.store, namespace, key);
     const hns = historyNamespace(namespace);
@@ -171,7 +219,8 @@ export class InspectorApi {
     const history = kept.items
       .filter((i) => i.namespace.length === hns.length)
       .map((i) => i.value as unknown as MemoryVersion)
-      .sort((a, b) => b.version - a.version);
+      .sort((a, b) => b.version - a.version)
+      .map((v, i, all) => ({ ...v, number: all.length - i }));
     return { memory: item ? await this.describe(item, this.clock()) : null, history, keepsHistory: this.keepsHistory };
   }
 
@@ -225,30 +274,39 @@ export class InspectorApi {
     return { restored: record, memory: now ? await this.describe(now, this.clock()) : null };
   }
 
-  /** The user id a namespace belongs to (`["users", "42"]` → `"42"`), or undefined for other namespaces. */
+  /** The user id a namespace belongs to under the layout (`["users", "42"]` → `"42"`), or undefined for other namespaces. */
   personOf(namespace: string[]): string | undefined {
-    const { usersLabel, episodesLabel } = this.people;
-    return namespace.length === 2 && (namespace[0] === usersLabel || namespace[0] === episodesLabel) ? namespace[1] : undefined;
+    return personOf(this.layout, namespace);
   }
 
   /**
-   * Erases a person (for `["users", id]` or `["episodes", id]`: both) or one
-   * namespace: every item, kept version and cursor under it, as `erasePerson` does.
+   * Erases a person or one namespace. For a namespace of a person (any kind
+   * of the layout: `["users", id]`, `["episodes", id]`, ...): every kind the
+   * layout names for that person (facts, episodes, learned instructions and
+   * feedback of every agent), with kept versions and cursors, as
+   * `erasePerson({ userId })` does. For any other namespace: every item,
+   * kept version and cursor under it.
    */
-  async forget(namespace: string[]): Promise<{ namespaces: string[][]; memories: number; episodes: number; history: number; cursors: number }> {
+  async forget(namespace: string[]): Promise<InspectorForgetReport> {
     validateNamespace(namespace, { forWrite: true });
     const person = this.personOf(namespace);
-    const { usersLabel, episodesLabel } = this.people;
-    const targets = person === undefined ? [namespace] : [[usersLabel, person], [episodesLabel, person]];
-    const report = await erasePerson(this.store, { namespaces: targets });
-    const out = { namespaces: targets, memories: 0, episodes: 0, history: 0, cursors: 0 };
-    for (const r of report.namespaces) {
-      if (person !== undefined && r.namespace[0] === episodesLabel) out.episodes += r.items;
-      else out.memories += r.items;
-      out.history += r.history;
-      out.cursors += r.cursors;
+    const report = person === undefined
+      ? await erasePerson(this.store, { namespaces: [namespace] })
+      : await erasePerson(this.store, { userId: person, layout: this.layout, namespaces: [namespace] });
+    const out: InspectorForgetReport = { namespaces: report.namespaces.map((r) => r.namespace), memories: 0, episodes: 0, procedures: 0, history: 0, cursors: 0 };
+    if (person === undefined) {
+      const r = report.namespaces[0]!;
+      return { ...out, memories: r.items, history: r.history, cursors: r.cursors };
     }
-    return out;
+    for (const [name, k] of Object.entries(report.kinds ?? {})) {
+      const view = this.layout.kinds.find((x) => x.name === name)?.view ?? "memories";
+      if (view === "episodes") out.episodes += k.items;
+      else if (view === "procedures") out.procedures += k.items + k.bookkeeping;
+      else out.memories += k.items + k.bookkeeping;
+      out.history += k.versions;
+      out.cursors += k.cursors;
+    }
+    return { ...out, person, kinds: report.kinds, kept: report.kept };
   }
 
   /** The conversations recorded in an episode namespace. */

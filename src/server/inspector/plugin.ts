@@ -3,7 +3,8 @@ import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { InvalidArgumentError, InvalidNamespaceError, MemoryError } from "../../errors.js";
 import { LOOPBACK_HOSTS } from "../host-guard.js";
 import { pageCsp } from "../security-headers.js";
-import { InspectorApi, namespaceParam } from "./api.js";
+import { InspectorApi, layoutOfLabels, namespaceParam } from "./api.js";
+import { checkLayout, type MemoryLayout } from "../../scope/memory-layout.js";
 import { installInspectorGuard } from "./guard.js";
 import { FILTER_FIELDS, MEMORY_SORTS, oneOf, pageParams } from "./listing.js";
 import { appScript, appStyle, renderPage } from "./page.js";
@@ -29,6 +30,14 @@ export interface InspectorOptions {
    * @default "episodes"
    */
   episodesLabel?: string;
+  /**
+   * Where a person's memory lives: "Forget" on a person's namespace of any
+   * kind erases every kind it names for that person, learned instructions
+   * are shown in their own view and never as memories, and bookkeeping
+   * (versions, cursors, feedback) never as memories.
+   * @default defaultMemoryLayout({ facts: [usersLabel, "{user_id}"], episodes: [episodesLabel, "{user_id}"] })
+   */
+  layout?: MemoryLayout;
   /**
    * `Host` names the inspector answers when it runs on its own (not behind
    * a memory server, whose `allowedHosts` applies then): the DNS-rebinding guard.
@@ -61,7 +70,10 @@ type Query = Record<string, string | undefined>;
  */
 export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app, options) => {
   if (!options?.store) throw new InvalidArgumentError("inspectorPlugin needs { store }");
-  const api = new InspectorApi(options.store, { usersLabel: options.usersLabel ?? "users", episodesLabel: options.episodesLabel ?? "episodes" });
+  const layout = options.layout === undefined
+    ? layoutOfLabels({ usersLabel: options.usersLabel ?? "users", episodesLabel: options.episodesLabel ?? "episodes" })
+    : checkLayout(options.layout, "inspector layout");
+  const api = new InspectorApi(options.store, layout);
   const title = options.title ?? "langgraph-memory";
   const script = appScript();
   const style = appStyle();
@@ -90,7 +102,15 @@ export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app,
     if (req.routeOptions.url?.startsWith("/inspector/api/")) reply.header("cache-control", "no-store");
   });
 
-  app.get("/inspector/api/info", { config: service }, async () => ({ title, keepsHistory: api.keepsHistory, usersLabel: options.usersLabel ?? "users", episodesLabel: options.episodesLabel ?? "episodes" }));
+  const kinds = layout.kinds.map((k) => ({ name: k.name, view: k.view ?? "memories", namespace: k.namespace }));
+  app.get("/inspector/api/info", { config: service }, async () => ({
+    title,
+    keepsHistory: api.keepsHistory,
+    usersLabel: options.usersLabel ?? "users",
+    episodesLabel: options.episodesLabel ?? "episodes",
+    personKey: layout.personKey,
+    kinds,
+  }));
 
   app.get("/inspector/api/namespaces", { config: service }, async (_req, reply) => {
     try {

@@ -149,9 +149,28 @@ function namespaceList(ul, items, active, onPick, empty) {
   if (!items.length) ul.append(el("li", { class: "muted", text: empty }));
 }
 
-var info = { keepsHistory: false, usersLabel: "users", episodesLabel: "episodes" };
-/** The user id of a person's namespace, else undefined. */
-function personOf(ns) { return ns.length === 2 && (ns[0] === info.usersLabel || ns[0] === info.episodesLabel) ? ns[1] : undefined; }
+var info = { keepsHistory: false, usersLabel: "users", episodesLabel: "episodes", personKey: "user_id", kinds: [] };
+/** The placeholder values a namespace gives a template of the same length, else null. */
+function matchTemplate(t, ns) {
+  if (t.length !== ns.length) return null;
+  var values = {};
+  for (var i = 0; i < t.length; i++) {
+    var m = /^\{([A-Za-z0-9_$-]+)\}$/.exec(t[i]);
+    if (m) values[m[1]] = decodeURIComponent(ns[i].replace(/%(?![0-9A-F]{2})/g, "%25"));
+    else if (t[i] !== ns[i]) return null;
+  }
+  return values;
+}
+/** The user id of a person's namespace (of any kind the server's layout names), else undefined. */
+function personOf(ns) {
+  var kinds = info.kinds.length ? info.kinds : [{ namespace: [info.usersLabel, "{user_id}"] }, { namespace: [info.episodesLabel, "{user_id}"] }];
+  for (var i = 0; i < kinds.length; i++) {
+    var v = matchTemplate(kinds[i].namespace, ns);
+    if (v && v[info.personKey] !== undefined) return v[info.personKey];
+  }
+  return undefined;
+}
+var KIND_WORDS = { memories: "every memory", episodes: "every conversation", procedures: "every learned instruction and its feedback, for every agent," };
 
 /** "Forget": a typed confirmation (the user id, or the namespace), then the erasure. Resolves true when it ran. */
 async function forget(ns) {
@@ -159,7 +178,7 @@ async function forget(ns) {
   var typed = person === undefined ? dotted(ns) : person;
   var what = person === undefined
     ? ["every item under " + dotted(ns), "their kept versions (history) and cursors"]
-    : ["every memory under " + info.usersLabel + "." + person, "every conversation under " + info.episodesLabel + "." + person, "their kept versions (history) and cursors"];
+    : info.kinds.map(function (k) { return (KIND_WORDS[k.view] || "every item") + " (" + k.name + ") of " + person; }).concat(["their kept versions (history) and cursors"]);
   var yes = await confirmDialog({
     title: person === undefined ? "Forget namespace " + dotted(ns) + "?" : "Forget user " + person + "?",
     message: "This erases from the store and from its files:",
@@ -170,7 +189,7 @@ async function forget(ns) {
   });
   if (!yes) { status("not confirmed; nothing was deleted"); return false; }
   var r = await api("inspector/api/forget", { method: "POST", body: { namespace: ns, confirm: typed } });
-  status("forgot " + (person === undefined ? dotted(ns) : "user " + person) + ": " + r.memories + " memories, " + r.episodes + " conversation turns, " + r.history + " kept versions, " + r.cursors + " cursors");
+  status("forgot " + (person === undefined ? dotted(ns) : "user " + person) + ": " + r.memories + " memories, " + r.episodes + " conversation turns, " + (r.procedures || 0) + " learned instructions and feedback, " + r.history + " kept versions, " + r.cursors + " cursors");
   return true;
 }
 
@@ -189,7 +208,7 @@ function show(id) {
 }
 function reload() { loadInfo().finally(function () { show(current || "memories"); }); }
 async function loadInfo() {
-  try { var i = await api("inspector/api/info"); info.keepsHistory = !!i.keepsHistory; info.usersLabel = i.usersLabel || "users"; info.episodesLabel = i.episodesLabel || "episodes"; } catch (e) { /* the views show a refusal */ }
+  try { var i = await api("inspector/api/info"); info.keepsHistory = !!i.keepsHistory; info.usersLabel = i.usersLabel || "users"; info.episodesLabel = i.episodesLabel || "episodes"; info.personKey = i.personKey || "user_id"; info.kinds = Array.isArray(i.kinds) ? i.kinds : []; } catch (e) { /* the views show a refusal */ }
 }
 
 var LGM = { el: el, api: api, query: query, status: status, showProblem: showProblem, clearProblem: clearProblem, dotted: dotted, when: when, ttl: ttl, range: range,

@@ -170,11 +170,11 @@ export const MEMORIES_JS = String.raw`
       var pre = LGM.el("pre", { class: "json", hidden: true, text: JSON.stringify(v, null, 2) });
       var toggle = LGM.el("button", { type: "button", class: "act", "aria-expanded": "false", text: "Show JSON" });
       toggle.addEventListener("click", function () { pre.hidden = !pre.hidden; toggle.textContent = pre.hidden ? "Show JSON" : "Hide JSON"; toggle.setAttribute("aria-expanded", String(!pre.hidden)); });
-      var restore = LGM.el("button", { type: "button", class: "act danger restore", text: "Restore…", "aria-label": "Restore version " + v.version });
+      var restore = LGM.el("button", { type: "button", class: "act danger restore", text: "Restore…", "aria-label": "Restore version " + (v.number || v.version) });
       restore.addEventListener("click", function () { restoreVersion(ns, key, v); });
       var text = typeof v.value.text === "string" ? v.value.text : JSON.stringify(v.value);
       ol.append(LGM.el("li", { data: { version: String(v.version) } }, [
-        LGM.el("div", { class: "vhead", text: "version " + v.version + " \u00b7 " + (v.op === "delete" ? "deleted" : "replaced") + " " + LGM.when(v.changedAt) + " by " + v.source + (v.identity ? " (" + v.identity + ")" : "") }),
+        LGM.el("div", { class: "vhead", text: "version " + (v.number || v.version) + " \u00b7 " + (v.op === "delete" ? "deleted" : "replaced") + " " + LGM.when(v.changedAt) + " by " + v.source + (v.identity ? " (" + v.identity + ")" : "") }),
         LGM.el("div", { class: "vtext", text: text }),
         LGM.el("div", { class: "vbtns" }, [toggle, restore]), pre]));
     });
@@ -184,7 +184,7 @@ export const MEMORIES_JS = String.raw`
     var text = typeof v.value.text === "string" ? v.value.text : JSON.stringify(v.value);
     var yes = await LGM.confirm({
       title: "Restore this version?",
-      message: "The current value of " + key + " is replaced by the version that was " + (v.op === "delete" ? "deleted " : "replaced ") + LGM.when(v.changedAt) + " (version " + v.version + "):",
+      message: "The current value of " + key + " is replaced by the version that was " + (v.op === "delete" ? "deleted " : "replaced ") + LGM.when(v.changedAt) + " (version " + (v.number || v.version) + "):",
       details: [text],
       note: "The value it replaces is kept in the history, so this can be undone.",
       confirmLabel: "Restore",
@@ -192,7 +192,7 @@ export const MEMORIES_JS = String.raw`
     });
     if (!yes) { LGM.status("not restored"); return; }
     await LGM.api("inspector/api/restore", { method: "POST", body: { namespace: ns, key: key, version: v.version } });
-    LGM.status("restored version " + v.version + " of " + key);
+    LGM.status("restored version " + (v.number || v.version) + " of " + key);
     await loadMemories();
     await openDetail(ns, key);
   }
