@@ -12,7 +12,8 @@ import type { MemoryExtractor } from "../extract/extractor.js";
 import { checkMode, latestHumanText, postloads, preloads, type CallModelOptions, type MemoryMode } from "../graph/call-model.js";
 import { isFatalMemoryError } from "../graph/memory-tool-node.js";
 import { validateRecallOptions } from "../graph/recall.js";
-import { preloadMemoryBlock } from "../graph/recall-context.js";
+import { preloadMemoryBlock, preloadScope } from "../graph/recall-context.js";
+import type { MemoryLayout } from "../scope/memory-layout.js";
 import { createMemoryTools, type MemoryToolsOptions } from "../graph/tools.js";
 import { writeMemory, type WriteMemoryOptions } from "../graph/write-memory.js";
 import { checkTemplate } from "../scope/check-template.js";
@@ -83,6 +84,13 @@ export interface MemoryMiddlewareOptions
    * @default undefined (no learned instructions)
    */
   procedures?: ProcedureOptions;
+  /**
+   * Where a person's memory lives (see `defaultMemoryLayout`): in preload
+   * modes every kind it declares with `recall` joins the memory block, from
+   * the same query embedding as the facts and episodes.
+   * @default undefined (facts and episodes only)
+   */
+  layout?: MemoryLayout;
   /**
    * Middleware name (must be unique among an agent's middleware).
    * @default "MemoryMiddleware"
@@ -174,6 +182,7 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions) {
     ...templateKeys(options.memoryTools?.sharedNamespace ?? []),
     ...(episodes ? templateKeys(episodeTemplate(episodes)) : []),
     ...procedureContextKeys(options.procedures),
+    ...(options.layout?.kinds ?? []).filter((k) => k.recall).flatMap((k) => templateKeys(k.namespace)),
   ].filter((k, i, all) => k !== AUTH_USER_PLACEHOLDER && all.indexOf(k) === i);
   const contextSchema = z.object(Object.fromEntries(contextKeys.map((k) => [k, z.unknown().optional()])));
 
@@ -197,15 +206,17 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions) {
     wrapModelCall: async (request, handler) => {
       if (!preloads(mode) && !options.procedures) return handler(request);
       const config = runConfig(request.runtime as RuntimeLike);
+      // The turn's scope: store and every namespace resolved once.
+      const scope = preloadScope(options, config);
       let systemMessage = request.systemMessage;
       if (options.procedures) {
-        const learned = await learnedInstructionsSection(options.procedures, { store: options.store, config });
+        const learned = await learnedInstructionsSection(options.procedures, { store: scope.store, config });
         if (learned) systemMessage = withMemoryBlock(systemMessage, learned);
       }
       if (preloads(mode)) {
         const state = { messages: request.messages as BaseMessage[] };
         const query = options.queryBuilder ? await options.queryBuilder(state, config) : latestHumanText(state.messages);
-        const block = await preloadMemoryBlock(options, { config, query, withKeys: mode === "both" });
+        const block = await preloadMemoryBlock(options, { config, query, withKeys: mode === "both", scope });
         if (block) systemMessage = withMemoryBlock(systemMessage, block);
       }
       return systemMessage === request.systemMessage ? handler(request) : handler({ ...request, systemMessage });

@@ -3,7 +3,7 @@ import { InvalidArgumentError } from "../errors.js";
 import { checkTemplate } from "../scope/check-template.js";
 import type { NamespaceTemplate } from "../scope/namespace-template.js";
 import { EPISODES_SECTION_HEADER, formatEpisode } from "./format.js";
-import { EPISODE_NAMESPACE } from "./episode.js";
+import { EPISODE_NAMESPACE, type Episode } from "./episode.js";
 import type { RecordEpisodesOptions } from "./record.js";
 import { searchEpisodes } from "./search.js";
 import { createSearchConversationsTool } from "./tool.js";
@@ -67,11 +67,20 @@ export async function preloadEpisodeSection(
   query: string,
   options: { limit?: number; budget?: number },
 ): Promise<string | undefined> {
+  return formatEpisodeSection(await preloadEpisodeHits(store, namespace, query, options), options.budget);
+}
+
+/** The turns a preload shows for `query` (none for an empty query or `limit` 0). */
+export async function preloadEpisodeHits(store: BaseStore, namespace: string[], query: string, options: { limit?: number }): Promise<Episode[]> {
   const limit = options.limit ?? 3;
-  if (limit === 0 || !query.trim()) return undefined;
-  const hits = await searchEpisodes(store, namespace, { query, limit });
+  if (limit === 0 || !query.trim()) return [];
+  return searchEpisodes(store, namespace, { query, limit });
+}
+
+/** The past-conversation section for `hits`, within `budget` estimated tokens, or undefined when none fits. */
+export function formatEpisodeSection(hits: readonly Episode[], budget?: number): string | undefined {
   const tokens = (s: string) => Math.ceil(s.length / 4) + 1;
-  let left = (options.budget ?? Infinity) - tokens(EPISODES_SECTION_HEADER);
+  let left = (budget ?? Infinity) - tokens(EPISODES_SECTION_HEADER);
   const lines: string[] = [];
   for (const hit of hits) {
     const line = formatEpisode(hit);

@@ -10,8 +10,9 @@ import { checkTemplate } from "../scope/check-template.js";
 import { messageText } from "../scope/message-text.js";
 import { resolveNamespace, type NamespaceTemplate } from "../scope/namespace-template.js";
 import { validateRecallOptions } from "./recall.js";
-import { preloadMemoryBlock } from "./recall-context.js";
+import { preloadMemoryBlock, preloadScope } from "./recall-context.js";
 import { resolveStore } from "../scope/resolve-store.js";
+import type { MemoryLayout } from "../scope/memory-layout.js";
 import { createMemoryTools, type MemoryToolsOptions } from "./tools.js";
 import { checkEpisodeOptions, episodeTools, type EpisodeMemoryOptions } from "../episodes/options.js";
 import { checkProcedureOptions, learnedInstructionsSection, type ProcedureOptions } from "../procedures/section.js";
@@ -96,6 +97,14 @@ export interface CallModelOptions {
    * @default undefined (no learned instructions)
    */
   procedures?: ProcedureOptions;
+  /**
+   * Where a person's memory lives (see `defaultMemoryLayout`): in preload
+   * modes, every kind it declares with `recall` is preloaded too, in its own
+   * section of the memory block, from the same query embedding as the facts
+   * and episodes. The forget paths erase every kind it names.
+   * @default undefined (facts and episodes only)
+   */
+  layout?: MemoryLayout;
 }
 
 /** The text of the latest human message, or "" when there is none. */
@@ -170,13 +179,15 @@ export function callModel(options: CallModelOptions): (state: MessagesState, con
   }
 
   return async (state, config) => {
-    resolveNamespace(options.namespace, config);
+    // The turn's scope: store and every namespace resolved once (a missing value fails before any read).
+    const scope = preloads(mode) || options.procedures ? preloadScope(options, config) : undefined;
+    if (!scope) resolveNamespace(options.namespace, config);
     let context: string | undefined;
     if (preloads(mode)) {
       const query = options.queryBuilder ? await options.queryBuilder(state, config) : latestHumanText(state.messages);
-      context = await preloadMemoryBlock(options, { config, query, withKeys: mode === "both" });
+      context = await preloadMemoryBlock(options, { config, query, withKeys: mode === "both", scope });
     }
-    const learned = options.procedures ? await learnedInstructionsSection(options.procedures, { store: options.store, config }) : undefined;
+    const learned = options.procedures ? await learnedInstructionsSection(options.procedures, { store: scope?.store ?? options.store, config }) : undefined;
     const parts = [options.systemPrompt, learned, context].filter((p): p is string => Boolean(p));
     const prefix = layout === "single" && parts.length > 0 ? [new SystemMessage(parts.join("\n\n"))] : parts.map((p) => new SystemMessage(p));
     const reply = await bound.invoke([...prefix, ...state.messages], config);

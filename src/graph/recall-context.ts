@@ -1,7 +1,11 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseStore, SearchItem } from "@langchain/langgraph-checkpoint";
-import { estimateTokens, formatMemoryContext, MEMORY_CONTEXT_HEADER, MEMORY_CONTEXT_PREAMBLE } from "./format-memories.js";
-import { episodeTemplate, preloadEpisodeSection, type EpisodeMemoryOptions } from "../episodes/options.js";
+import { EPISODES_CONTENT, estimateTokens, FACTS_CONTENT, formatMemoryContext, formatMemoryLine, MEMORY_CONTEXT_HEADER, memoryContextPreamble } from "./format-memories.js";
+import type { Episode } from "../episodes/episode.js";
+import { episodeTemplate, formatEpisodeSection, preloadEpisodeHits, type EpisodeMemoryOptions } from "../episodes/options.js";
+import type { MemoryLayout } from "../scope/memory-layout.js";
+import { sharedFirstRound } from "../scope/shared-round.js";
+import { resolveTurnScope, type TurnScope } from "../scope/turn-scope.js";
 import { recallMemories, type RecallOptions } from "./recall.js";
 import { resolveNamespace, threadIdOf, type NamespaceTemplate } from "../scope/namespace-template.js";
 import { waitForPendingWrites } from "../scope/pending-writes.js";
@@ -70,44 +74,83 @@ export async function recallMemoryContext(options: RecallMemoryContextOptions): 
   return { namespace, items, block: formatMemoryContext(items, { withKeys: recall.withKeys ?? false }) };
 }
 
-/**
- * Appends the past-conversation section to a memory block (facts first),
- * within what is left of `maxTokens`: the episodic preload of callModel and
- * of the createAgent middleware. Returns the block unchanged when no episode fits.
- */
-async function withEpisodeSection(
-  block: string | undefined,
-  options: { episodes: EpisodeMemoryOptions; store?: BaseStore; config?: LangGraphRunnableConfig; query: string; maxTokens?: number },
-): Promise<string | undefined> {
-  const base = block ?? `${MEMORY_CONTEXT_HEADER}\n${MEMORY_CONTEXT_PREAMBLE}`;
-  const budget = options.maxTokens === undefined ? undefined : options.maxTokens - estimateTokens(base);
-  const store = resolveStore(options.store, options.config);
-  const section = await preloadEpisodeSection(store, resolveNamespace(episodeTemplate(options.episodes), options.config), options.query, {
-    limit: options.episodes.preloadLimit,
-    budget,
-  });
-  return section ? `${base}\n${section}` : block;
-}
-
 /** The preload settings callModel and the createAgent middleware share. */
 export type PreloadSettings = Pick<RecallOptions, "limit" | "scoreThreshold" | "fillWithRecent" | "recentScanLimit" | "maxTokens"> & {
   namespace: NamespaceTemplate;
   store?: BaseStore;
   episodes?: EpisodeMemoryOptions;
+  /** Kinds a layout adds with `recall` are preloaded too, each in its own section. @default undefined */
+  layout?: MemoryLayout;
 };
 
+/** The turn scope of a preload's settings: the store and every namespace, resolved once. */
+export function preloadScope(settings: PreloadSettings, config: LangGraphRunnableConfig | undefined): TurnScope {
+  return resolveTurnScope({
+    store: settings.store,
+    config,
+    facts: settings.namespace,
+    episodes: settings.episodes ? episodeTemplate(settings.episodes) : undefined,
+    layout: settings.layout,
+  });
+}
+
+/** One section of a layout's added kind: its heading and one line per item, within `budget`. */
+function kindSection(heading: string, items: SearchItem[], budget: number | undefined): string | undefined {
+  let left = budget ?? Infinity;
+  left -= estimateTokens(heading) + 1;
+  const lines: string[] = [];
+  for (const item of items) {
+    const line = formatMemoryLine(item, false);
+    const cost = estimateTokens(line) + 1;
+    if (cost > left) continue;
+    left -= cost;
+    lines.push(line);
+  }
+  return lines.length === 0 ? undefined : [heading, ...lines].join("\n");
+}
+
 /**
- * The whole preload of callModel and of the createAgent middleware: the
- * `[Long-term Memory Context]` block for `query` (see recallMemoryContext),
- * with the past-conversation section appended when `episodes` is set.
- * `undefined` when nothing was found.
+ * The whole preload of callModel and of the createAgent middleware, for one
+ * turn: the facts for `query` (see recallMemories), the past-conversation
+ * section when `episodes` is set, and a section for each kind the layout
+ * adds with `recall`, in one `[Long-term Memory Context]` block whose
+ * opening sentence names what it holds, within `maxTokens` (facts first).
+ * The scope (store and namespaces) is resolved once, and the first read of
+ * every kind goes to the store as ONE batch, so the query is embedded once
+ * for all of them. `undefined` when nothing was found.
  */
 export async function preloadMemoryBlock(
   settings: PreloadSettings,
-  run: { config?: LangGraphRunnableConfig; query: string; withKeys: boolean },
+  run: { config?: LangGraphRunnableConfig; query: string; withKeys: boolean; scope?: TurnScope },
 ): Promise<string | undefined> {
-  const { namespace, store, episodes, limit, scoreThreshold, fillWithRecent, recentScanLimit, maxTokens } = settings;
+  const { episodes, limit, scoreThreshold, fillWithRecent, recentScanLimit, maxTokens } = settings;
   const { config, query, withKeys } = run;
-  const { block } = await recallMemoryContext({ namespace, store, config, query, limit, scoreThreshold, fillWithRecent, recentScanLimit, maxTokens, withKeys });
-  return episodes ? withEpisodeSection(block, { episodes, store, config, query, maxTokens }) : block;
+  const scope = run.scope ?? preloadScope(settings, config);
+  await waitForPendingWrites(scope.store, scope.facts, { thread: scope.thread });
+  const q = query.trim();
+  const [facts, turns, ...added] = await sharedFirstRound<[SearchItem[], Episode[], ...SearchItem[][]]>(scope.store, [
+    (store: BaseStore) => recallMemories(store, scope.facts, { query, limit, scoreThreshold, fillWithRecent, recentScanLimit, maxTokens, withKeys }),
+    (store: BaseStore) => (episodes && scope.episodes ? preloadEpisodeHits(store, scope.episodes, query, { limit: episodes.preloadLimit }) : Promise.resolve([])),
+    ...scope.recalled.map(({ kind, namespace }) => (store: BaseStore) => store.search(namespace, { ...(q ? { query: q } : {}), limit: kind.recall!.limit ?? 3 })),
+  ] as never);
+  const contents: string[] = [];
+  const parts: string[] = [];
+  if (facts.length > 0) {
+    contents.push(FACTS_CONTENT);
+    parts.push(...facts.map((item) => formatMemoryLine(item, withKeys)));
+  }
+  const tryAdd = (content: string, section: (budget: number | undefined) => string | undefined) => {
+    const base = estimateTokens([MEMORY_CONTEXT_HEADER, memoryContextPreamble([...contents, content]), ...parts].join("\n"));
+    const text = section(maxTokens === undefined ? undefined : maxTokens - base);
+    if (text) {
+      contents.push(content);
+      parts.push(text);
+    }
+  };
+  if (turns.length > 0) tryAdd(EPISODES_CONTENT, (budget) => formatEpisodeSection(turns, budget));
+  scope.recalled.forEach(({ kind }, i) => {
+    if (added[i]!.length > 0) tryAdd(`${kind.name} kept about the user`, (budget) => kindSection(kind.recall!.heading, added[i]!, budget));
+  });
+  if (parts.length === 0) return undefined;
+  return [MEMORY_CONTEXT_HEADER, memoryContextPreamble(contents), ...parts].join("\n");
 }
