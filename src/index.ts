@@ -47,6 +47,18 @@ export { waitForPendingWrites } from "./scope/pending-writes.js";
 export { runValue, AUTH_USER_PLACEHOLDER, type RunValueSource } from "./scope/run-values.js";
 export { memoryNamespace, type NamespaceValues } from "./scope/memory-namespace.js";
 export { forgetUser, type ForgetUserOptions, type ForgetUserResult } from "./scope/forget-user.js";
+export {
+  defaultMemoryLayout,
+  defineMemoryLayout,
+  layoutKind,
+  type DefaultLayoutOptions,
+  type MemoryKind,
+  type MemoryKindView,
+  type MemoryLayout,
+  type MemoryLayoutOptions,
+} from "./scope/memory-layout.js";
+export { classifyNamespace, type NamespaceRole } from "./scope/layout-match.js";
+export { forgetPerson, personNamespaces, type ForgetPersonOptions, type KindErasure, type PersonErasure, type PersonNamespace } from "./scope/forget-person.js";
 export { recallMemoryContext, type RecallMemoryContextOptions, type RecalledMemoryContext } from "./graph/recall-context.js";
 export type { RecallOptions } from "./graph/recall.js";
 export { callModel, type CallModelOptions, type MemoryMode, type MessagesState } from "./graph/call-model.js";

@@ -1,4 +1,6 @@
 import { checkBoolean, checkFunction, checkNumber, checkOptionsObject } from "../option-checks.js";
+import { classifyNamespace, isBookkeeping } from "../scope/layout-match.js";
+import { checkLayout, type MemoryLayout } from "../scope/memory-layout.js";
 import fs from "node:fs";
 import readline from "node:readline";
 import { InvalidArgumentError, MigrationVerificationError } from "../errors.js";
@@ -30,6 +32,14 @@ export interface MigrationOptions {
    * @default true
    */
   verify?: boolean;
+  /**
+   * `exportStore` only: count the exported items per kind of this layout
+   * (`report.kinds`: each kind's own items, then `bookkeeping` for kept
+   * versions, cursors and feedback, and `other` for namespaces the layout
+   * does not name). Every item is exported either way.
+   * @default undefined (no per-kind counts)
+   */
+  layout?: MemoryLayout;
 }
 
 /** What a migration did. */
@@ -42,11 +52,14 @@ export interface MigrationReport {
   vectorsCopied: boolean;
   /** True when the target was re-read and matched. */
   verified: boolean;
+  /** Items per kind of `options.layout`, plus `bookkeeping` and `other` (exportStore with a layout only). */
+  kinds?: Record<string, number>;
 }
 
 /** Checks {@link MigrationOptions}: a batch size of 0, NaN or a fraction would loop forever or lose pages. */
 function checkMigrationOptions(options: MigrationOptions): void {
   checkOptionsObject(options, "migration options");
+  if (options.layout !== undefined) checkLayout(options.layout, "migration options layout");
   checkNumber(options.batchSize, "batchSize", { min: 1, integer: true, max: 1_000_000 });
   checkFunction(options.onProgress, "onProgress");
   checkBoolean(options.verify, "verify");
@@ -132,11 +145,13 @@ export async function exportStore(source: unknown, file: string, options: Migrat
   const tmp = `${file}.tmp`;
   const fd = fs.openSync(tmp, "w");
   const checksum = new ContentChecksum();
+  const kinds = options.layout ? Object.fromEntries([...options.layout.kinds.map((k) => k.name), "bookkeeping", "other"].map((k) => [k, 0])) : undefined;
   try {
     fs.writeSync(fd, `${JSON.stringify(header)}\n`);
     for await (const page of from.exportEntries({ batchSize: options.batchSize ?? 500, vectors: !!embedder })) {
       if (page.length) fs.writeSync(fd, `${page.map(entryLine).join("\n")}\n`);
       for (const e of page) checksum.add(e);
+      if (kinds && options.layout) for (const e of page) kinds[kindOfEntry(options.layout, e.namespace)]! += 1;
       options.onProgress?.({ phase: "copy", done: checksum.count });
     }
     fs.fsyncSync(fd);
@@ -149,7 +164,14 @@ export async function exportStore(source: unknown, file: string, options: Migrat
     for await (const page of readExport(file, options.batchSize ?? 500).pages) for (const e of page) reread.add(e);
     if (reread.hex !== checksum.hex || reread.count !== checksum.count) throw new MigrationVerificationError(`export check failed: ${file} does not read back as written`);
   }
-  return { items: checksum.count, checksum: checksum.hex, vectorsCopied: !!embedder, verified: options.verify !== false };
+  return { items: checksum.count, checksum: checksum.hex, vectorsCopied: !!embedder, verified: options.verify !== false, ...(kinds ? { kinds } : {}) };
+}
+
+/** The per-kind bucket of an exported item's namespace. */
+function kindOfEntry(layout: MemoryLayout, namespace: readonly string[]): string {
+  if (isBookkeeping(layout, namespace)) return "bookkeeping";
+  const r = classifyNamespace(layout, namespace);
+  return r ? r.kind.name : "other";
 }
 
 /** Reads an export file: its header, then pages of entries. */

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { MessagesAnnotation, StateGraph } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { withMemory } from "../../src/graph/with-memory.js";
@@ -90,8 +91,8 @@ describe("sharedFirstRound", () => {
       return orig(ops);
     }) as typeof store.batch;
     const [a, b, c] = await sharedFirstRound<[number, number, string]>(store, [
-      async (s) => (await s.search(["users", "42"], { query: "tea" })).length + (await s.search(["users", "42"])).length,
-      async (s) => (await s.search(["episodes", "42"], { query: "tea" })).length,
+      async (s: BaseStore) => (await s.search(["users", "42"], { query: "tea" })).length + (await s.search(["users", "42"])).length,
+      async (s: BaseStore) => (await s.search(["episodes", "42"], { query: "tea" })).length,
       async () => "no reads",
     ] as never);
     expect([a, b, c]).toEqual([2, 2, "no reads"]);
