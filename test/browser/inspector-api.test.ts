@@ -78,9 +78,9 @@ describe("inspector API", () => {
     await store.put(["users", "42", "x", "y"], "deep", { text: "two levels down, no namespace between" });
     const names = await get("/inspector/api/namespaces");
     expect(names.body.namespaces).toEqual([
-      { namespace: ["users", "42"], items: 130, kind: "memories" },
-      { namespace: ["users", "42", "prefs"], items: 1, kind: "memories" },
-      { namespace: ["users", "42", "x", "y"], items: 1, kind: "memories" },
+      { namespace: ["users", "42"], items: 130, kind: "memories", memoryKind: "facts" },
+      { namespace: ["users", "42", "prefs"], items: 1, kind: "memories", memoryKind: "facts" },
+      { namespace: ["users", "42", "x", "y"], items: 1, kind: "memories", memoryKind: "facts" },
     ]);
   });
 
@@ -118,7 +118,7 @@ describe("inspector API", () => {
     await recordEpisodes({ store, namespace: ["episodes", "42"], threadId: "a", messages: msgs(4), now: "2026-11-01T10:00:00Z" });
     await recordEpisodes({ store, namespace: ["episodes", "42"], threadId: "b", messages: msgs(3), now: "2026-11-05T10:00:00Z" });
     const names = await get("/inspector/api/namespaces");
-    expect(names.body.namespaces[0]).toEqual({ namespace: ["episodes", "42"], items: 7, kind: "episodes" });
+    expect(names.body.namespaces[0]).toEqual({ namespace: ["episodes", "42"], items: 7, kind: "episodes", memoryKind: "episodes" });
     const eps = encodeURIComponent('["episodes","42"]');
     const threads = await get(`/inspector/api/threads?namespace=${eps}`);
     expect(threads.body.total).toBe(2);

@@ -189,7 +189,7 @@ async function forget(ns) {
   });
   if (!yes) { status("not confirmed; nothing was deleted"); return false; }
   var r = await api("inspector/api/forget", { method: "POST", body: { namespace: ns, confirm: typed } });
-  status("forgot " + (person === undefined ? dotted(ns) : "user " + person) + ": " + r.memories + " memories, " + r.episodes + " conversation turns, " + (r.procedures || 0) + " learned instructions and feedback, " + r.history + " kept versions, " + r.cursors + " cursors");
+  status("forgot " + (person === undefined ? dotted(ns) : "user " + person) + ": " + r.memories + " memories, " + r.episodes + " conversation turns, " + (r.procedures ? r.procedures + " learned instructions and feedback, " : "") + r.history + " kept versions, " + r.cursors + " cursors");
   return true;
 }
 
