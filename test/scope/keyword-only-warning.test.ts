@@ -15,8 +15,8 @@ import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { ScriptedChatModel } from "../helpers/scripted-chat-model.js";
 
 const KEYWORDS_ONLY = /recalls by KEYWORDS ONLY/;
-let warn: ReturnType<typeof vi.spyOn>;
-const warnings = () => warn.mock.calls.map((c) => String(c[0])).filter((m) => KEYWORDS_ONLY.test(m));
+let warn: { mock: { calls: unknown[][] }; mockRestore(): void };
+const warnings = () => warn.mock.calls.map((c: unknown[]) => String(c[0])).filter((m: string) => KEYWORDS_ONLY.test(m));
 
 beforeEach(() => {
   resetKeywordOnlyWarning();
