@@ -8,8 +8,8 @@
  *
  * The project's node_modules links the repository's installed packages (no
  * network here), and `langgraph-hnsw-memory` in it re-exports the package's
- * source. The only stand-in: src/model.ts, replaced by the examples' OFFLINE
- * SCRIPTED STAND-IN (a rule-based fake, not a language model).
+ * source. The only stand-in: the guide's ChatOpenAI, replaced by the
+ * examples' OFFLINE SCRIPTED STAND-IN (a rule-based fake, not a language model).
  */
 import { execFile } from "node:child_process";
 import fs from "node:fs";
@@ -65,9 +65,12 @@ describe("the langgraph dev guide, in a project of one's own", () => {
     for (const b of blocks) {
       if (b.lang === "json") fs.writeFileSync(path.join(project, "langgraph.json"), b.code);
       else if (b.lang === "bash" && b.code.includes("LANGGRAPH_MEMORY_PATH=")) fs.writeFileSync(path.join(project, ".env"), b.code.replace(/^OPENAI_API_KEY=.*$/m, ""));
-      else if (b.lang === "ts" && b.file === "src/model.ts") {
-        // The stand-in chat model (see the header).
-        fs.writeFileSync(path.join(project, b.file), `import { OfflineDemoModel } from ${JSON.stringify(path.join(ROOT, "examples/chatbot/offline-model.ts"))};\nexport const model = new OfflineDemoModel();\n`);
+      else if (b.lang === "ts" && b.file === "src/graph.ts") {
+        // The stand-in chat model (see the header) in place of ChatOpenAI; the rest as written.
+        const offline = `import { OfflineDemoModel } from ${JSON.stringify(path.join(ROOT, "examples/chatbot/offline-model.ts"))};`;
+        const code = b.code.replace('import { ChatOpenAI } from "@langchain/openai";', offline).replace('new ChatOpenAI({ model: "gpt-4o-mini" })', "new OfflineDemoModel()");
+        expect(code).not.toContain("ChatOpenAI");
+        fs.writeFileSync(path.join(project, b.file), code);
       } else if (b.lang === "ts" && b.file) fs.writeFileSync(path.join(project, b.file), b.code);
     }
     fs.writeFileSync(path.join(project, ".gitignore"), ".langgraph_api\n");
@@ -78,9 +81,9 @@ describe("the langgraph dev guide, in a project of one's own", () => {
   });
 
   it("has the steps the test follows", () => {
-    expect(blocks.map((b) => b.file ?? b.lang)).toEqual(["bash", "langgraph.json", ".env", "src/model.ts", "src/graph.ts", "src/auth.ts", "bash", "client.ts"]);
+    expect(blocks.map((b) => b.file ?? b.lang)).toEqual(["bash", "langgraph.json", ".env", "src/graph.ts", "src/auth.ts", "bash", "client.ts"]);
     expect(blocks[0].code).toMatch(/npm install -D @langchain\/langgraph-cli@~1\.5\.1/);
-    expect(blocks[6].code).toMatch(/^LANGGRAPH_CLI_NO_ANALYTICS=1 npx @langchain\/langgraph-cli dev --port 2024 --no-browser$/m);
+    expect(blocks[5].code).toMatch(/^LANGGRAPH_CLI_NO_ANALYTICS=1 npx @langchain\/langgraph-cli dev --port 2024 --no-browser$/m);
   });
 
   it("serves the graph from the guide's command, and the guide's SDK client sees memory across threads", async () => {
