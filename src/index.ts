@@ -25,6 +25,7 @@ export {
 
 // Embeddings and ranking
 export { UniversalSentenceEncoderEmbeddings, type UniversalSentenceEncoderEmbeddingsOptions } from "./embeddings/universal-sentence-encoder.js";
+export { localMemoryIndex, MEMORY_TEXT_FIELDS } from "./embeddings/local-index.js";
 export { CachedEmbeddings, type CachedEmbeddingsOptions, type CacheStats } from "./embeddings/cached-embeddings.js";
 export { embedderIdentity, type IdentifiedEmbeddings } from "./embeddings/identity.js";
 export {

@@ -9,9 +9,9 @@ import {
   CONSOLIDATION_PROMPT,
   DEFAULT_EXTRACTION_PROMPT,
   HNSWStore,
+  localMemoryIndex,
   MEMORY_CONTEXT_HEADER,
   MemoryExtractor,
-  UniversalSentenceEncoderEmbeddings,
   withMemory,
 } from "../../src/index.js";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
@@ -26,11 +26,10 @@ import path from "node:path";
 const dataDir = path.resolve(process.argv[2] ?? "quickstart-data");
 fs.mkdirSync(dataDir, { recursive: true });
 
-// 1. The store: HNSW vectors on disk, embedded by a local model (no network, no key).
-const store = new HNSWStore({
-  path: path.join(dataDir, "memory"),
-  index: { dims: 512, embeddings: new UniversalSentenceEncoderEmbeddings(), fields: ["text"] },
-});
+// 1. The store: HNSW vectors on disk, embedded by the bundled local model (no network, no key):
+//    localMemoryIndex() is { dims: 512, embeddings: new UniversalSentenceEncoderEmbeddings(), fields: ["text"] },
+//    the index `langgraph-memory init` records, so the CLI and this file open the same directory.
+const store = new HNSWStore({ path: path.join(dataDir, "memory"), index: localMemoryIndex() });
 
 // 2. The chat model: a real one when configured, else a stand-in that says what it is.
 const model = await chooseModel();

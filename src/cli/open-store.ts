@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { CliError, NotAStoreDirectoryError, StoreLockedError } from "../errors.js";
 import { HNSWStore } from "../store/hnsw/hnsw-store.js";
+import { MEMORY_TEXT_FIELDS } from "../embeddings/local-index.js";
 import { readManifest, type Manifest } from "../store/hnsw/snapshot.js";
 import { chooseEmbedder, knownEmbedderFor, type ChosenEmbedder } from "./embedders.js";
 import { plural } from "./output.js";
@@ -102,7 +103,7 @@ export async function openStore(dir: string, options: { embedder?: ChosenEmbedde
   const store = new HNSWStore({
     path: dir,
     withoutEmbedder: !e,
-    index: e ? { dims: e.dims, embeddings: e.embeddings, fields: options.fields ?? manifest?.index?.fields } : undefined,
+    index: e ? { dims: e.dims, embeddings: e.embeddings, fields: options.fields ?? manifest?.index?.fields ?? (options.create ? [...MEMORY_TEXT_FIELDS] : undefined) } : undefined,
     embedderIdentity: options.identity,
     durability: "process",
     // Looking at memories must not extend their lives.

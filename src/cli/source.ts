@@ -6,6 +6,7 @@ import { readDirectory } from "./directory-reader.js";
 import type { MemoryEntry } from "../migrate/entry.js";
 import { embedderForDirectory, livePid, liveMessage, openStore, requireStore } from "./open-store.js";
 import type { ChosenEmbedder } from "./embedders.js";
+import type { IndexManifest } from "../store/hnsw/snapshot.js";
 
 /** One namespace and how many live items it holds (not counting sub-namespaces). */
 export interface NamespaceCount {
@@ -59,17 +60,22 @@ const toItem = (e: MemoryEntry): Item => ({ namespace: e.namespace, key: e.key, 
 
 /** Opens `dir` for reading; a live directory gives the read-only view, with a note on stderr. */
 export async function openReadSource(dir: string, options: { rankByMeaning?: boolean; embeddings?: string; quiet?: boolean } = {}): Promise<ReadSource> {
-  requireStore(dir);
+  const manifest = requireStore(dir);
   const pid = livePid(dir);
-  if (pid !== undefined) {
-    if (!options.quiet) process.stderr.write(`note: ${liveMessage(dir, pid)}; showing a read-only view of its last snapshot plus the log\n`);
-    return viewSource(pid, readDirectory(dir).items);
-  }
   let embedder: ChosenEmbedder | undefined;
   if (options.rankByMeaning) {
     const chosen = await embedderForDirectory(dir, options.embeddings);
     if (chosen.note && !options.quiet) process.stderr.write(`note: ${chosen.note}\n`);
     embedder = chosen.embedder;
+  }
+  if (pid !== undefined) {
+    // The view ranks with the vectors the directory holds; only the query is embedded here.
+    const ranked = embedder && manifest?.index ? { embedder, index: manifest.index } : undefined;
+    if (!options.quiet) {
+      const how = options.rankByMeaning ? (ranked ? ", ranked by meaning with its stored vectors" : ", ranked by keywords") : "";
+      process.stderr.write(`note: ${liveMessage(dir, pid)}; showing a read-only view of its last snapshot plus the log${how}\n`);
+    }
+    return viewSource(pid, readDirectory(dir, { vectors: !!ranked }).items, ranked);
   }
   const store = await openStore(dir, { embedder });
   return {
@@ -81,7 +87,7 @@ export async function openReadSource(dir: string, options: { rankByMeaning?: boo
   };
 }
 
-function viewSource(pid: number, all: MemoryEntry[]): ReadSource {
+function viewSource(pid: number, all: MemoryEntry[], ranked?: { embedder: ChosenEmbedder; index: IndexManifest }): ReadSource {
   const now = Date.now();
   const items = all.filter((i) => !i.expiresAt || i.expiresAt > now);
   const byId = new Map(items.map((i) => [`${namespaceKey(i.namespace)}\n${i.key}`, i]));
@@ -106,9 +112,14 @@ function viewSource(pid: number, all: MemoryEntry[]): ReadSource {
       return i ? toItem(i) : null;
     },
     async search(prefix, o) {
-      // Keyword ranking and filters through an in-memory store of the view.
-      if (!memory) {
-        memory = new HNSWStore();
+      // Ranking and filters through an in-memory store of the view: by meaning over the directory's
+      // own vectors (never re-embedded) when its embedder is at hand, else by keywords.
+      if (!memory && ranked) {
+        const { embedder, index } = ranked;
+        memory = new HNSWStore({ index: { dims: index.dims, embeddings: embedder.embeddings, fields: index.fields }, embedderIdentity: index.embedder, embeddingCache: false });
+        await memory.importEntries(items.map((i) => ({ ...i, vectors: i.vectors ?? [] })));
+      } else if (!memory) {
+        memory = new HNSWStore({ retrieval: "keyword" });
         await memory.batch(items.map((i) => ({ namespace: i.namespace, key: i.key, value: i.value, index: i.index })));
       }
       const hits = await memory.search(prefix, o);

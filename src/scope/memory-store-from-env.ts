@@ -1,5 +1,5 @@
 import type { BaseStore, IndexConfig } from "@langchain/langgraph-checkpoint";
-import { UniversalSentenceEncoderEmbeddings } from "../embeddings/universal-sentence-encoder.js";
+import { localMemoryIndex } from "../embeddings/local-index.js";
 import { MemoryStoreConfigError } from "../errors.js";
 import { HNSWStore } from "../store/hnsw/hnsw-store.js";
 import type { HNSWStoreOptions } from "../store/hnsw/options.js";
@@ -32,7 +32,7 @@ export interface MemoryStoreFromEnvOptions {
   /**
    * The vector index of an `HNSWStore` or `PostgresMemoryStore` (a
    * `RemoteStore` uses the memory server's own index and ignores this).
-   * @default { dims: 512, embeddings: new UniversalSentenceEncoderEmbeddings(), fields: ["text"] } (offline, local)
+   * @default localMemoryIndex(): { dims: 512, embeddings: new UniversalSentenceEncoderEmbeddings(), fields: ["text"] } (offline, local)
    */
   index?: IndexConfig;
   /**
@@ -130,7 +130,7 @@ export function memoryStoreFromEnv(options: MemoryStoreFromEnvOptions = {}): Bas
   const kind = memoryStoreKindFromEnv(env);
   if (kind === "remote") checkProtocol(MEMORY_STORE_ENV.url, present(env, MEMORY_STORE_ENV.url)!, ["http:", "https:"]);
   if (kind === "postgres") checkProtocol(MEMORY_STORE_ENV.databaseUrl, present(env, MEMORY_STORE_ENV.databaseUrl)!, ["postgres:", "postgresql:"]);
-  const index = (): IndexConfig => options.index ?? { dims: 512, embeddings: new UniversalSentenceEncoderEmbeddings(), fields: ["text"] };
+  const index = (): IndexConfig => options.index ?? localMemoryIndex();
   if (kind === "remote") {
     return new RemoteStore({ ...options.remote, url: present(env, MEMORY_STORE_ENV.url)!, apiKey: present(env, MEMORY_STORE_ENV.apiKey) });
   }

@@ -1,6 +1,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
+import { warnIfKeywordOnly } from "./keyword-only-warning.js";
 
 /**
  * The store behind LangGraph's per-run `AsyncBatchedStore` wrapper (what
@@ -46,7 +47,10 @@ function storeName(store: BaseStore): string {
  *
  * @param store the store from the component's options
  * @param config the run's config (its `store` is the runtime's)
- * @param logger where the one warning goes; `console` by default
+ * It also says once per process when the store it picks has no vector
+ * index, so memory would recall by keywords only (see `warnIfKeywordOnly`).
+ *
+ * @param logger where the warnings go; `console` by default
  */
 export function resolveStore(store: BaseStore | undefined, config?: LangGraphRunnableConfig, logger: StoreReplacedLogger = console): BaseStore {
   const runtime = config?.store ? underlyingStore(config.store) : undefined;
@@ -61,6 +65,7 @@ export function resolveStore(store: BaseStore | undefined, config?: LangGraphRun
           "Logged once per store.",
       );
     }
+    warnIfKeywordOnly(own, logger);
     return own;
   }
   if (!runtime) {
@@ -68,5 +73,6 @@ export function resolveStore(store: BaseStore | undefined, config?: LangGraphRun
       "no memory store: pass `store` in the node's options, or compile the graph with `graph.compile({ store })`",
     );
   }
+  warnIfKeywordOnly(runtime, logger);
   return runtime;
 }

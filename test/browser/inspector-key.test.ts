@@ -67,6 +67,7 @@ describe.skipIf(!hasChromium)("inspector on a keyed server", () => {
     await page.press("#apikey", "Enter");
     await eventually(() => notice().locator("strong").textContent()).toBe("The server refused this key (401).");
     expect(await notice().textContent()).toContain("Server said: the x-api-key header does not match any key of this server");
+    expect(await page.locator("#keystate").textContent()).toBe("key refused by the server (401): enter the right one");
     expect(await page.locator("#namespaces").textContent()).not.toContain("no memories yet");
   });
 

@@ -14,6 +14,14 @@ import { blockFileName, markdownFiles, tsBlocks, type CodeBlock } from "./code-b
 import { REFERENCE_FILES } from "./reference.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
+/** The repository package.json names; the README links to its files on GitHub. */
+const REPOSITORY = "https://github.com/langgraph-hnsw-memory/langgraph-hnsw-memory";
+
+/** The repository-relative path a link to one of its files on GitHub names, else undefined. */
+function repositoryFile(target: string): string | undefined {
+  const m = /^https:\/\/(?:github\.com\/langgraph-hnsw-memory\/langgraph-hnsw-memory\/(?:blob|tree)|raw\.githubusercontent\.com\/langgraph-hnsw-memory\/langgraph-hnsw-memory)\/main\/(.*)$/.exec(target);
+  return m ? decodeURIComponent(m[1]) : undefined;
+}
 const gen = path.join(root, "test/docs/.generated");
 
 const PATHS: Record<string, string[]> = {
@@ -69,17 +77,33 @@ describe("code in the README and docs/", () => {
     expect(fs.readFileSync(path.join(root, file), "utf8")).toBe(REFERENCE_FILES[file]());
   }, 60_000);
 
-  it("links only to files that exist", () => {
+  it("links only to files that exist (the README's links to the repository's files too)", () => {
     const broken: string[] = [];
     for (const f of markdownFiles(root)) {
       const text = fs.readFileSync(path.join(root, f), "utf8");
       for (const m of text.matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)) {
         const target = m[1];
+        const inRepo = repositoryFile(target);
+        if (inRepo !== undefined) {
+          if (!fs.existsSync(path.join(root, inRepo))) broken.push(`${f} → ${target}`);
+          continue;
+        }
         if (/^[a-z]+:/.test(target)) continue;
         if (!fs.existsSync(path.resolve(root, path.dirname(f), target))) broken.push(`${f} → ${target}`);
       }
     }
     expect(broken).toEqual([]);
+  });
+
+  it("the README links and shows images by absolute URLs of package.json's repository (npm does not resolve relative ones)", () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { repository?: { url?: string }; homepage?: string; bugs?: { url?: string } };
+    expect(pkg.repository?.url).toBe(`git+${REPOSITORY}.git`);
+    expect(pkg.homepage).toBe(`${REPOSITORY}#readme`);
+    expect(pkg.bugs?.url).toBe(`${REPOSITORY}/issues`);
+    const readme = fs.readFileSync(path.join(root, "README.md"), "utf8");
+    const targets = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]);
+    expect(targets.length).toBeGreaterThan(10);
+    expect(targets.filter((t) => !/^https:\/\//.test(t))).toEqual([]);
   });
 
   const runnable = blocks.filter((b) => b.flags.includes("run"));

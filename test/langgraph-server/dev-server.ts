@@ -76,16 +76,19 @@ async function until(what: string, timeoutMs: number, check: () => Promise<boole
   throw new Error(`${what} within ${timeoutMs} ms; server log:\n${log()}`);
 }
 
-/** Starts the server in `projectDir` (see {@link writeProject}) with `env` added to a clean environment. */
-export async function startDevServer(projectDir: string, env: Record<string, string>): Promise<DevServer> {
+/**
+ * Starts the server in `projectDir` (see {@link writeProject}) with `env` added to a clean environment.
+ * `command` replaces the repository's `langgraphjs` (e.g. a guide's `npx @langchain/langgraph-cli`).
+ */
+export async function startDevServer(projectDir: string, env: Record<string, string>, command: string[] = [CLI]): Promise<DevServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const base: Record<string, string> = {};
   for (const k of ["PATH", "HOME", "TMPDIR", "LANG"]) if (process.env[k]) base[k] = process.env[k]!;
   let output = "";
   const child: ChildProcess = spawn(
-    CLI,
-    ["dev", "--port", String(port), "--host", "127.0.0.1", "--no-browser", "--no-reload", "--studio-url", "http://127.0.0.1:9", "--config", path.join(projectDir, "langgraph.json")],
+    command[0],
+    [...command.slice(1), "dev", "--port", String(port), "--host", "127.0.0.1", "--no-browser", "--no-reload", "--studio-url", "http://127.0.0.1:9", "--config", path.join(projectDir, "langgraph.json")],
     {
       cwd: projectDir,
       detached: true, // its own process group, so stop() reaches the API server it spawns

@@ -112,14 +112,16 @@ describe("the packed tarball in a fresh strict consumer project", () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it("ships dist, README and LICENSE only: no sources, tests or source maps", () => {
+  it("ships dist, the docs, README and LICENSE only: no sources, tests or source maps", () => {
     expect(files).toContain("LICENSE");
     expect(files).toContain("README.md");
+    expect(files).toContain("docs/install.md");
+    expect(files).toContain("docs/reference/options.md");
     expect(files).toContain("dist/index.js");
     expect(files).toContain("dist/index.d.ts");
     expect(files).toContain("dist/agent/index.js");
     expect(files).toContain("dist/agent/index.d.ts");
-    expect(files.filter((f) => !f.startsWith("dist/") && !["LICENSE", "README.md", "package.json"].includes(f))).toEqual([]);
+    expect(files.filter((f) => !f.startsWith("dist/") && !/^docs\/.*\.md$/.test(f) && !["LICENSE", "README.md", "package.json"].includes(f))).toEqual([]);
     expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
     expect(files.filter((f) => f.includes("test/") || f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
   });

@@ -130,12 +130,13 @@ describe("the store option wins over the runtime's store, on every path", () => 
     expect(warnings()).toHaveLength(1);
   });
 
-  it("without the option the runtime's store is used, and nothing is logged", async () => {
+  it("without the option the runtime's store is used, and no replacement is logged (only that it has no vector index)", async () => {
     const model = new ScriptedChatModel({ turns: [], fallback: "Noted." });
     const graph = withMemory(new StateGraph(MessagesAnnotation), { model, namespace: NS, extract: extractor(["User is vegetarian."]) }).compile({ store: runtime });
     await graph.invoke({ messages: [new HumanMessage("I'm vegetarian")] }, { configurable: { thread_id: "t", user_id: "1" } });
     expect((await runtime.search(["users", "1"])).map((i) => i.value.text)).toEqual(["User is vegetarian."]);
-    expect(warn).not.toHaveBeenCalled();
+    expect(warnings()).toEqual([]);
+    expect(warn.mock.calls.map((c: unknown[]) => String(c[0])).every((m: string) => /recalls by KEYWORDS ONLY/.test(m))).toBe(true);
   });
 
   it("the same store as option and on compile (or wrapped by LangGraph) logs nothing", async () => {

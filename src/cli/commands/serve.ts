@@ -3,6 +3,7 @@ import { CliError } from "../../errors.js";
 import { openOrCreateStore, removeCreatedStore, storeDir } from "../open-store.js";
 import { keepRunningOnClosedPipe } from "../closed-pipe.js";
 import { readLayoutFile } from "../layout-file.js";
+import { readableLogStream } from "../log-lines.js";
 import { intOption, globals } from "./globals.js";
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -28,11 +29,12 @@ export function registerServeCommand(program: Command): void {
     .option("--api-key <key>", "key for trusted services, sent as x-api-key (default: $LANGGRAPH_MEMORY_API_KEY)")
     .option("--auth <module>", "a module whose default export (or `authenticate`) maps a request to { identity } or null")
     .option("--embeddings <name>", "embedder for search by meaning (default: the directory's own when known)")
-    .option("--log", "structured request log on stderr")
+    .option("--log [format]", "request log on stderr: readable lines (text, the default) or pino JSON (json)")
     .option("--layout <file>", "a JSON memory layout: where a person's memory lives (default: facts users.<id>, episodes episodes.<id>, learned instructions)")
     .description("serve the memory API and the web inspector (a new or empty directory becomes a store); Ctrl-C stops it")
-    .action(async (o: { host: string; port: string; apiKey?: string; auth?: string; embeddings?: string; log?: boolean; layout?: string }, cmd: Command) => {
+    .action(async (o: { host: string; port: string; apiKey?: string; auth?: string; embeddings?: string; log?: boolean | string; layout?: string }, cmd: Command) => {
       const g = globals(cmd);
+      if (typeof o.log === "string" && o.log !== "text" && o.log !== "json") throw new CliError(`--log must be text or json, got ${JSON.stringify(o.log)}`);
       const dir = storeDir(g.path);
       const port = intOption(o.port, "--port", 0);
       const apiKey = o.apiKey ?? process.env.LANGGRAPH_MEMORY_API_KEY;
@@ -53,7 +55,7 @@ export function registerServeCommand(program: Command): void {
         host: o.host,
         port,
         handleSignals: false,
-        logger: o.log ? { level: "info", stream: process.stderr } : false,
+        logger: o.log ? { level: "info", stream: o.log === "json" ? process.stderr : readableLogStream(process.stderr) } : false,
         layout,
         plugins: [async (app) => app.register(inspectorPlugin, { store, layout, title: `langgraph-memory · ${dir}` })],
       }).catch(async (err: unknown) => {

@@ -10,7 +10,7 @@ import { bookkeepingMirrors } from "../hidden-namespaces.js";
 import type { RetrievalMode } from "../retrieval-mode.js";
 import type { NearestItem } from "../nearest.js";
 import type { DeleteNamespaceOptions, HNSWStoreOptions, StoreStats } from "./options.js";
-import { readManifest, type IndexManifest } from "./snapshot.js";
+import { readManifest, recordedFields, type IndexManifest } from "./snapshot.js";
 import { StoreFiles } from "./store-files.js";
 import { FileCipher, removeStaleRamFiles, type EncryptionKey, type EncryptionOptions } from "./cipher.js";
 import { StoreState } from "./store-state.js";
@@ -108,6 +108,15 @@ export class HNSWStore extends MemoryStoreBase {
   }
 
   /**
+   * True when searches with a `query` can only rank by keywords because the
+   * store has no `index` and no `retrieval` was chosen. Memory components
+   * warn about it once; `retrieval: "keyword"` says it is intended.
+   */
+  get keywordOnlyByDefault(): boolean {
+    return !this.indexConfig && this.options.retrieval === undefined;
+  }
+
+  /**
    * Opens the store (lock, checks, load, replay). Called lazily by every
    * operation. Resolves once the items are checked and in place, without
    * waiting for hnswlib to read the HNSW graph (seconds for a large index):
@@ -137,6 +146,11 @@ export class HNSWStore extends MemoryStoreBase {
 
   private async doOpen(): Promise<void> {
     const dir = this.options.path ? path.resolve(this.options.path) : undefined;
+    if (this.indexConfig && this.indexConfig.fields === undefined && dir) {
+      // No `fields` given: the directory's recorded ones (whoever created it), else ["$"].
+      const recorded = recordedFields(dir);
+      if (recorded) this.indexConfig = { ...this.indexConfig, fields: recorded };
+    }
     const config = this.indexConfig;
     if (dir && this.encryption) {
       this.cipher = await FileCipher.create(this.encryption);
@@ -502,3 +516,4 @@ export class HNSWStore extends MemoryStoreBase {
     });
   }
 }
+

@@ -50,13 +50,18 @@ export interface HNSWStoreOptions {
   path?: string;
   /**
    * Semantic search: InMemoryStore's `IndexConfig` (`{ dims, embeddings,
-   * fields }`; `fields` defaults to `["$"]`), also under PostgresStore's
+   * fields }`; without `fields`, the fields the directory recorded, else
+   * `["$"]`), also under PostgresStore's
    * names (`embed`, `hnsw: { m, efConstruction, ef }`). The embedder may be
    * any object with `embedDocuments`/`embedQuery`, a function
    * `(texts) => Promise<number[][]>`, or `"openai:<model>"` (see
-   * {@link StoreIndexConfig}). Without it, searches with a `query` are
-   * ranked by keywords (BM25).
-   * @default undefined
+   * {@link StoreIndexConfig}). `localMemoryIndex()` is the package's
+   * default: the bundled USE-lite embedder on the `text` field, the index
+   * `langgraph-memory init` records. Without `index`, searches with a
+   * `query` are ranked by keywords (BM25), and a memory component (recall,
+   * tools, extraction) warns once that it cannot recall by meaning unless
+   * `retrieval: "keyword"` says that is intended.
+   * @default undefined (keyword search only)
    */
   index?: StoreIndexConfig;
   /**

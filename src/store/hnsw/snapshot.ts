@@ -207,3 +207,13 @@ function strayFiles(dir: string, gen: number): string[] {
   }
   return out;
 }
+
+/** The index fields a store directory recorded, if it is one (a damaged manifest is reported by the open itself). */
+export function recordedFields(dir: string): string[] | undefined {
+  try {
+    const fields = readManifest(dir)?.index?.fields;
+    return Array.isArray(fields) ? fields : undefined;
+  } catch {
+    return undefined;
+  }
+}

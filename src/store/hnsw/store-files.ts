@@ -274,8 +274,13 @@ function checkCompatible(dir: string, stored: IndexManifest | null, wanted: Inde
     );
   }
   if (stored && !wanted) {
+    const local = stored.embedder.startsWith("UniversalSentenceEncoderEmbeddings:");
+    const preset = local && JSON.stringify(stored.fields) === JSON.stringify(["text"]);
+    const embeddings = local ? "new UniversalSentenceEncoderEmbeddings()" : `<the ${stored.embedder} embedder>`;
     throw new IncompatibleStoreError(
-      `store directory ${dir} holds vectors built by ${stored.embedder} (${stored.dims} dims); open it with the same \`index\` config`,
+      `store directory ${dir} holds vectors built by ${stored.embedder} (${stored.dims} dims), and this HNSWStore was given no \`index\` ` +
+        `(without one it has no embedder at all): open it with index: { dims: ${stored.dims}, embeddings: ${embeddings}, fields: ${JSON.stringify(stored.fields ?? ["$"])} }` +
+        `${preset ? " (localMemoryIndex() builds exactly that)" : ""}, or with withoutEmbedder: true for reads and keyword search`,
     );
   }
   const s = stored!;

@@ -203,6 +203,15 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     return this.options.hnsw?.deferredIndexing === false ? "indexed" : "pending";
   }
 
+  /**
+   * True when searches with a `query` can only rank by keywords because the
+   * store has no `index` and no `retrieval` was chosen. Memory components
+   * warn about it once; `retrieval: "keyword"` says it is intended.
+   */
+  get keywordOnlyByDefault(): boolean {
+    return !this.indexConfig && this.options.retrieval === undefined;
+  }
+
   private get retrieval(): RetrievalMode {
     return this.options.retrieval ?? (this.indexConfig ? "hybrid" : "keyword");
   }

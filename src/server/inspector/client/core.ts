@@ -25,11 +25,13 @@ function el(tag, props, children) {
 }
 
 function getKey() { try { return sessionStorage.getItem(KEY_SLOT) || ""; } catch (e) { return ""; } }
-function setKey(k) { if (k) sessionStorage.setItem(KEY_SLOT, k); else sessionStorage.removeItem(KEY_SLOT); showKeyState(); }
+/** What the server last said of the key in use: "" (nothing against it), "refused" (401) or "not admin" (403). */
+var keyVerdict = "";
+function setKey(k) { keyVerdict = ""; if (k) sessionStorage.setItem(KEY_SLOT, k); else sessionStorage.removeItem(KEY_SLOT); showKeyState(); }
 function showKeyState() {
   var s = $("keystate"); var on = !!getKey();
-  s.textContent = on ? "key in use (this tab only)" : "no key";
-  s.className = on ? "on" : "";
+  s.textContent = !on ? "no key" : keyVerdict === "refused" ? "key refused by the server (401): enter the right one" : keyVerdict === "not admin" ? "key in use, not an admin key (403)" : "key in use (this tab only)";
+  s.className = !on ? "" : keyVerdict ? "refused" : "on";
   $("clearkey").hidden = !on;
 }
 
@@ -44,7 +46,10 @@ async function api(path, init) {
   if (key) headers["x-api-key"] = key;
   var r = await fetch(path, { method: init.method || "GET", headers: headers, body: init.body === undefined ? undefined : JSON.stringify(init.body), cache: "no-store", credentials: "same-origin" });
   var body = await r.json().catch(function () { return {}; });
-  if (r.status === 401 || r.status === 403) throw new AccessRefused(r.status, body.message || r.statusText);
+  if (r.status === 401 || r.status === 403) {
+    if (key) { keyVerdict = r.status === 401 ? "refused" : "not admin"; showKeyState(); }
+    throw new AccessRefused(r.status, body.message || r.statusText);
+  }
   if (!r.ok) throw new Error(body.message || body.error || ("HTTP " + r.status));
   return body;
 }

@@ -12,7 +12,7 @@ header h1{font-size:16px;margin:0;font-weight:600}header .sub{opacity:.7;font-si
 #keyform input{width:200px;padding:5px 8px;border:1px solid #59627a;border-radius:4px;background:#2a3142;color:#fff;font:inherit}
 #keyform button{padding:5px 10px;border:1px solid #59627a;border-radius:4px;background:#2a3142;color:#fff;cursor:pointer;font:inherit}
 #keyform button:hover{background:#3a4358}
-#keystate{min-width:9em;opacity:.9}#keystate.on{color:#9be3b0}
+#keystate{min-width:9em;opacity:.9}#keystate.on{color:#9be3b0}#keystate.refused{color:#ffb4a8}
 nav.views{display:flex;gap:2px;padding:0 18px;background:#262d3d}
 nav.views button{border:0;background:none;color:#c9cfdb;padding:8px 14px;font:inherit;cursor:pointer;border-bottom:3px solid transparent}
 nav.views button[aria-current="page"]{color:#fff;border-bottom-color:#6ea0ff;font-weight:600}
