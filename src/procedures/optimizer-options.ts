@@ -141,6 +141,8 @@ const KNOWN = new Set<string>([
   "maxFeedbackPerRun", "retainUsedFeedbackDays", "prompts", "maxReplyChars", "maxAttempts", "retryDelaySeconds", "onReview", "logger",
 ]);
 
+/** The option's value, or the default when it is absent (`null` is a value, and is refused). */
+const or = <T>(v: unknown, dflt: T): unknown => (v === undefined ? dflt : v);
 const show = (v: unknown) => (typeof v === "function" ? "a function" : JSON.stringify(v) ?? String(v));
 const bad = (name: string, want: string, v: unknown) => new InvalidArgumentError(`ProcedureOptimizer ${name} must be ${want}, got ${show(v)}`);
 
@@ -164,26 +166,26 @@ export function resolveOptimizerOptions(options: ProcedureOptimizerOptions): Res
   const o = options as unknown as Record<string, unknown>;
   for (const k of Object.keys(o)) if (!KNOWN.has(k)) throw new InvalidArgumentError(`ProcedureOptimizer has no option ${JSON.stringify(k)}`);
   if (!o.model || typeof (o.model as { invoke?: unknown }).invoke !== "function") throw new InvalidArgumentError("ProcedureOptimizer needs `model`: a LangChain chat model");
-  const strategy = (o.strategy ?? OPTIMIZER_DEFAULTS.strategy) as OptimizerStrategy;
+  const strategy = or(o.strategy, OPTIMIZER_DEFAULTS.strategy) as OptimizerStrategy;
   if (!OPTIMIZER_STRATEGIES.includes(strategy)) throw bad("strategy", OPTIMIZER_STRATEGIES.map((s) => JSON.stringify(s)).join(", ").replace(/, ([^,]*)$/, " or $1"), o.strategy);
   if (o.limits !== undefined && (o.limits === null || typeof o.limits !== "object" || Array.isArray(o.limits))) throw bad("limits", "an object { maxChars?, maxChangedLines? }", o.limits);
   for (const k of Object.keys((o.limits as object | undefined) ?? {})) if (k !== "maxChars" && k !== "maxChangedLines") throw new InvalidArgumentError(`ProcedureOptimizer limits has no option ${JSON.stringify(k)}`);
-  const agentWide = o.agentWide ?? OPTIMIZER_DEFAULTS.agentWide;
+  const agentWide = or(o.agentWide, OPTIMIZER_DEFAULTS.agentWide);
   if (agentWide !== "deny" && agentWide !== "allow" && typeof agentWide !== "function") throw bad("agentWide", `"deny", "allow" or an approval function`, o.agentWide);
-  const prompts = o.prompts ?? {};
+  const prompts = or(o.prompts, {}) as object;
   if (prompts === null || typeof prompts !== "object" || Array.isArray(prompts)) throw bad("prompts", `an object of prompt texts (${OPTIMIZER_PROMPT_KEYS.join(", ")})`, o.prompts);
   for (const [k, v] of Object.entries(prompts)) {
     if (!(OPTIMIZER_PROMPT_KEYS as readonly string[]).includes(k)) throw new InvalidArgumentError(`ProcedureOptimizer prompts has no prompt ${JSON.stringify(k)} (known: ${OPTIMIZER_PROMPT_KEYS.join(", ")})`);
     if (typeof v !== "string" || v.trim() === "") throw bad(`prompts.${k}`, "a non-empty string", v);
   }
-  const logger = o.logger ?? console;
+  const logger = or(o.logger, console);
   if (!logger || typeof logger !== "object" || typeof (logger as MemoryLogger).warn !== "function" || typeof (logger as MemoryLogger).error !== "function") {
     throw bad("logger", "an object with warn() and error()", o.logger);
   }
-  const delay = o.retryDelaySeconds ?? OPTIMIZER_DEFAULTS.retryDelaySeconds;
+  const delay = or(o.retryDelaySeconds, OPTIMIZER_DEFAULTS.retryDelaySeconds);
   if (typeof delay !== "number" || !Number.isFinite(delay) || delay < 0) throw bad("retryDelaySeconds", "a number ≥ 0", o.retryDelaySeconds);
   if (o.onReview !== undefined && typeof o.onReview !== "function") throw bad("onReview", "a function", o.onReview);
-  const days = o.retainUsedFeedbackDays ?? OPTIMIZER_DEFAULTS.retainUsedFeedbackDays;
+  const days = or(o.retainUsedFeedbackDays, OPTIMIZER_DEFAULTS.retainUsedFeedbackDays);
   if (typeof days !== "number" || !(days >= 0)) throw bad("retainUsedFeedbackDays", "a number ≥ 0 (or Infinity)", o.retainUsedFeedbackDays);
   return {
     model: o.model as BaseChatModel,
