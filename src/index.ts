@@ -120,6 +120,7 @@ export { DEFAULT_PROCEDURE_LIMITS, UNSAFE_INSTRUCTION_PATTERNS, type ProcedureLi
 export { METAPROMPT_PROMPT, PROPOSAL_FORMAT_PROMPT, GRADIENT_CRITIQUE_PROMPT, GRADIENT_EDIT_PROMPT, PROMPT_MEMORY_PROMPT, SMALLER_CHANGE_PROMPT, ATTRIBUTION_PROMPT } from "./procedures/prompts.js";
 export { ProcedureOptimizer, type ProcedureOptimizerOptions, type ProcedureProposal, type ProcedureApprovalHook, type ProcedureReviewHook, type LearnTarget, type LearnResult, type ProposalRejection } from "./procedures/optimizer.js";
 export { OPTIMIZER_DEFAULTS } from "./procedures/optimizer-options.js";
+export { MultiPromptOptimizer, type MultiPromptOptimizerOptions, type MultiLearnTarget, type MultiLearnResult, type PromptSpec } from "./procedures/multi-prompt.js";
 export type { OptimizerStrategy, OptimizerPrompts } from "./procedures/strategies.js";
 export type { OptimizerCost } from "./procedures/cost.js";
 export type { Trajectory, PromptGuidance } from "./procedures/render.js";

@@ -240,20 +240,28 @@ export type FeedbackOutcome =
  * (`review`). Feedback that already shaped a version stays `applied`.
  */
 export async function markFeedback(store: BaseStore, records: readonly FeedbackRecord[], outcome: FeedbackOutcome): Promise<void> {
+  await markEach(store, records.map((r) => [r, [outcome]] as const));
+}
+
+/** Precedence when one record has several outcomes (a multi-prompt run): the last one applied wins. */
+const ORDER = (o: FeedbackOutcome) => ("rejected" in o ? 0 : "version" in o ? (o.changed === false ? 1 : 2) : 3);
+
+/** Marks each record with all its outcomes (several prompts may have learned from it). */
+export async function markEach(store: BaseStore, pairs: readonly (readonly [FeedbackRecord, readonly FeedbackOutcome[]])[]): Promise<void> {
   const at = new Date().toISOString();
-  await writeRecords(
-    store,
-    records.map((r): FeedbackRecord => {
-      const base = { ...r, usedAt: at };
-      if ("version" in outcome) {
-        const changed = outcome.changed ?? true;
-        const appliedIn = changed ? [...(r.appliedIn ?? []), { name: outcome.name ?? DEFAULT_PROCEDURE_NAME, version: outcome.version }] : r.appliedIn;
-        return { ...base, appliedInVersion: outcome.version, ...(appliedIn ? { appliedIn } : {}), status: changed || r.status === "applied" ? "applied" : "used" };
-      }
-      if ("rejected" in outcome) return { ...base, rejected: outcome.rejected, status: r.status === "applied" ? "applied" : "rejected" };
-      return { ...base, review: { ...outcome.review, at }, status: "review" };
-    }),
-  );
+  const out = pairs.filter(([, o]) => o.length > 0).map(([r, outcomes]) => [...outcomes].sort((a, b) => ORDER(a) - ORDER(b)).reduce((acc, o) => withOutcome(acc, o, at), r));
+  await writeRecords(store, out);
+}
+
+function withOutcome(r: FeedbackRecord, outcome: FeedbackOutcome, at: string): FeedbackRecord {
+  const base = { ...r, usedAt: at };
+  if ("version" in outcome) {
+    const changed = outcome.changed ?? true;
+    const appliedIn = changed ? [...(r.appliedIn ?? []), { name: outcome.name ?? DEFAULT_PROCEDURE_NAME, version: outcome.version }] : r.appliedIn;
+    return { ...base, appliedInVersion: outcome.version, ...(appliedIn ? { appliedIn } : {}), status: changed || r.status === "applied" ? "applied" : "used" };
+  }
+  if ("rejected" in outcome) return { ...base, rejected: outcome.rejected, status: r.status === "applied" ? "applied" : "rejected" };
+  return { ...base, review: { ...outcome.review, at }, status: "review" };
 }
 
 /**
