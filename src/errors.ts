@@ -241,6 +241,24 @@ export class ProcedureChangeRejectedError extends MemoryError {
 }
 
 /**
+ * Learned instructions changed between reading them and writing the new
+ * version (another process, or another run, wrote first): the version the
+ * change was built on is no longer current. Nothing was written; read the
+ * current version and propose again. `reason` is `"conflict"`.
+ */
+export class ProcedureConflictError extends ProcedureChangeRejectedError {
+  constructor(message: string) {
+    super(message, "conflict");
+  }
+}
+
+/**
+ * A conditional put (`ifValue`) found the stored item's field changed: the
+ * whole batch was refused and nothing in it was applied.
+ */
+export class StoreConflictError extends MemoryError {}
+
+/**
  * A prompt-optimizer run would exceed its budget (`maxCallsPerRun` or
  * `maxCharsPerRun`), e.g. the current instructions alone are larger than the
  * character budget. No model call beyond the budget was made.

@@ -9,6 +9,7 @@ export { MAX_VALUE_DEPTH } from "./store/validate-value.js";
 export type { RetrievalMode } from "./store/retrieval-mode.js";
 export type { ReindexOptions } from "./store/hnsw/reindex.js";
 export { hasNearestInNamespace, type NearestInNamespace, type NearestItem } from "./store/nearest.js";
+export { supportsConditionalPuts, type PutCondition } from "./store/conditional-put.js";
 
 // Migration between stores (HNSWStore ⇄ PostgresMemoryStore) and JSONL exports
 export {
