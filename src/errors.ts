@@ -234,7 +234,7 @@ export class ProcedureChangeRejectedError extends MemoryError {
   constructor(
     message: string,
     /** The rule that refused the change. */
-    readonly reason: "too_long" | "diff_too_large" | "empty" | "unsafe" | "not_approved" | "conflict",
+    readonly reason: "too_long" | "diff_too_large" | "removes_lines" | "empty" | "unsafe" | "not_approved" | "conflict",
   ) {
     super(message);
   }

@@ -93,7 +93,7 @@ export async function learnOnce(o: ResolvedOptimizerOptions, store: BaseStore, i
   if (proposal.rejected) {
     const { reason, message } = proposal.rejected;
     o.logger.warn(`procedure optimizer: proposal for ${JSON.stringify(scope)} refused (${reason}): ${message}`);
-    if (reason === "diff_too_large" || reason === "too_long") {
+    if (reason === "diff_too_large" || reason === "too_long" || reason === "removes_lines") {
       if (feedback.length) await o.onReview?.(proposal, scope, feedback);
       return done(false, current, "review", { review: { reason, message, proposed: proposal.proposed ?? "", name } });
     }

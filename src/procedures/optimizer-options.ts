@@ -34,7 +34,8 @@ export interface ProcedureOptimizerOptions {
    * Bounds on one change (length, lines changed). A proposal over
    * `maxChangedLines` is asked once more for a smaller change; if still too
    * large, its feedback is kept for review (never dropped).
-   * @default DEFAULT_PROCEDURE_LIMITS ({ maxChars: 4000, maxChangedLines: 20 })
+   * A proposal over `maxRemovedLines` is asked once to keep the lines it dropped.
+   * @default DEFAULT_PROCEDURE_LIMITS ({ maxChars: 4000, maxChangedLines: 20, maxRemovedLines: Infinity })
    */
   limits?: ProcedureLimits;
   /**
@@ -168,8 +169,8 @@ export function resolveOptimizerOptions(options: ProcedureOptimizerOptions): Res
   if (!o.model || typeof (o.model as { invoke?: unknown }).invoke !== "function") throw new InvalidArgumentError("ProcedureOptimizer needs `model`: a LangChain chat model");
   const strategy = or(o.strategy, OPTIMIZER_DEFAULTS.strategy) as OptimizerStrategy;
   if (!OPTIMIZER_STRATEGIES.includes(strategy)) throw bad("strategy", OPTIMIZER_STRATEGIES.map((s) => JSON.stringify(s)).join(", ").replace(/, ([^,]*)$/, " or $1"), o.strategy);
-  if (o.limits !== undefined && (o.limits === null || typeof o.limits !== "object" || Array.isArray(o.limits))) throw bad("limits", "an object { maxChars?, maxChangedLines? }", o.limits);
-  for (const k of Object.keys((o.limits as object | undefined) ?? {})) if (k !== "maxChars" && k !== "maxChangedLines") throw new InvalidArgumentError(`ProcedureOptimizer limits has no option ${JSON.stringify(k)}`);
+  if (o.limits !== undefined && (o.limits === null || typeof o.limits !== "object" || Array.isArray(o.limits))) throw bad("limits", "an object { maxChars?, maxChangedLines?, maxRemovedLines? }", o.limits);
+  for (const k of Object.keys((o.limits as object | undefined) ?? {})) if (k !== "maxChars" && k !== "maxChangedLines" && k !== "maxRemovedLines") throw new InvalidArgumentError(`ProcedureOptimizer limits has no option ${JSON.stringify(k)}`);
   const agentWide = or(o.agentWide, OPTIMIZER_DEFAULTS.agentWide);
   if (agentWide !== "deny" && agentWide !== "allow" && typeof agentWide !== "function") throw bad("agentWide", `"deny", "allow" or an approval function`, o.agentWide);
   const prompts = or(o.prompts, {}) as object;

@@ -50,6 +50,11 @@ ${DATA_RULES}`;
 export const SMALLER_CHANGE_PROMPT = `Your previous proposal changed too much: {changed} lines were added or removed, and at most {max} may change in one update.
 Propose the smallest change that still addresses the feedback: keep every other line of the current instructions exactly as it is, word for word, and add or edit only the lines the feedback is about.`;
 
+/** Added to the request when a proposal removed more lines than `maxRemovedLines` allows. */
+export const KEEP_LINES_PROMPT = `Your previous proposal removed these lines of the current instructions:
+{lines}
+At most {max} lines may be removed in one update. Keep every current line unless the feedback explicitly asks to drop or reverse it, and propose again.`;
+
 /** The first call of a `MultiPromptOptimizer`: which of several named prompts the feedback concerns. */
 export const ATTRIBUTION_PROMPT = `An AI assistant follows several named instructions (prompts). Below are the prompts, each with when it should change, and conversations with feedback.
 Decide, for each conversation, which prompts the feedback is about: the ones that must change so that the assistant behaves as the feedback asks. A conversation may concern several prompts, or none (positive feedback, or feedback about nothing the prompts cover).

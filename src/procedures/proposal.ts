@@ -85,8 +85,10 @@ export async function proposeChange(o: ResolvedOptimizerOptions, input: ProposeI
     } catch (err) {
       if (!(err instanceof ProcedureChangeRejectedError)) throw err;
       const full = lineDiff(before, instructions);
-      if (err.reason === "diff_too_large" && !asked && result.request) {
-        const smaller = await askSmaller({ meter, maxReplyChars: o.maxReplyChars }, result.request, full.added + full.removed, o.limits.maxChangedLines);
+      if ((err.reason === "diff_too_large" || err.reason === "removes_lines") && !asked && result.request) {
+        const removed = err.reason === "removes_lines" ? full.lines.filter((l) => l.op === "-").map((l) => l.text) : undefined;
+        const max = removed ? o.limits.maxRemovedLines : o.limits.maxChangedLines;
+        const smaller = await askSmaller({ meter, maxReplyChars: o.maxReplyChars }, result.request, full.added + full.removed, max, removed);
         if (smaller) {
           proposal = smaller;
           continue;

@@ -1,7 +1,7 @@
 import { OptimizerBudgetError } from "../errors.js";
 import type { CostMeter } from "./cost.js";
 import { parseCritiqueReply, parseProposalReply, type ParsedCritique, type ParsedProposal } from "./parse.js";
-import { GRADIENT_CRITIQUE_PROMPT, GRADIENT_EDIT_PROMPT, METAPROMPT_PROMPT, PROMPT_MEMORY_PROMPT, PROPOSAL_FORMAT_PROMPT, SMALLER_CHANGE_PROMPT } from "./prompts.js";
+import { GRADIENT_CRITIQUE_PROMPT, GRADIENT_EDIT_PROMPT, METAPROMPT_PROMPT, PROMPT_MEMORY_PROMPT, PROPOSAL_FORMAT_PROMPT, SMALLER_CHANGE_PROMPT, KEEP_LINES_PROMPT } from "./prompts.js";
 import { fitTrajectories, renderGuidance, renderInstructions, type PromptGuidance, type Trajectory } from "./render.js";
 
 /**
@@ -90,8 +90,10 @@ export async function runRewrite(args: RunArgs, kind: "metaprompt" | "prompt_mem
  * (after a proposal changed `changed`); undefined when the budget cannot
  * afford the call or the reply is unparseable.
  */
-export async function askSmaller(args: { meter: CostMeter; maxReplyChars: number }, request: { system: string; user: string }, changed: number, max: number): Promise<ParsedProposal | undefined> {
-  const note = SMALLER_CHANGE_PROMPT.replace("{changed}", String(changed)).replace("{max}", String(max));
+export async function askSmaller(args: { meter: CostMeter; maxReplyChars: number }, request: { system: string; user: string }, changed: number, max: number, removed?: readonly string[]): Promise<ParsedProposal | undefined> {
+  const note = removed
+    ? KEEP_LINES_PROMPT.replace("{lines}", removed.map((l) => `- ${l}`).join("\n")).replace("{max}", String(max))
+    : SMALLER_CHANGE_PROMPT.replace("{changed}", String(changed)).replace("{max}", String(max));
   const user = `${request.user}\n\n${note}`;
   if (!args.meter.canAfford(request.system.length + user.length)) return undefined;
   return parseProposalReply(await args.meter.call(request.system, user), args.maxReplyChars);

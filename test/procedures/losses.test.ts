@@ -69,6 +69,18 @@ describe("a change over maxChangedLines is not lost", () => {
     expect((await listFeedback(store, { agentId: "bot", userId: "ann", pending: false }))[0]).toMatchObject({ id: fb.id, status: "applied" });
   });
 
+  it("maxRemovedLines: a rewrite that drops an earlier rule is asked to keep it", async () => {
+    const store = new InMemoryStore();
+    await setProcedure(store, { agentId: "bot", userId: "ann" }, { instructions: "Use bullet points.\nDates as YYYY-MM-DD.", reason: "start" });
+    const m = model([reply("Use bullet points.\nEnd with a summary."), reply("Use bullet points.\nDates as YYYY-MM-DD.\nEnd with a summary.")], undefined);
+    const optimizer = new ProcedureOptimizer({ model: m, logger: quiet, limits: { maxRemovedLines: 0 } });
+    await recordFeedback(store, { agentId: "bot", userId: "ann", threadId: "t1", correction: "End with a summary." });
+    const result = await optimizer.learn(store, { agentId: "bot", userId: "ann" });
+    expect(result.applied).toBe(true);
+    expect(String(m.calls[1][1].content)).toContain("removed these lines of the current instructions:\n- Dates as YYYY-MM-DD.");
+    expect(result.record?.instructions).toBe("Use bullet points.\nDates as YYYY-MM-DD.\nEnd with a summary.");
+  });
+
   it("still too large: the feedback is kept for review with the proposal, never marked rejected", async () => {
     const store = new InMemoryStore();
     await setProcedure(store, { agentId: "bot", userId: "ann" }, { instructions: lines(8), reason: "start" });
