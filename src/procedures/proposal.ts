@@ -33,6 +33,8 @@ export interface ProcedureProposal {
   rejected?: { reason: ProposalRejection; message: string };
   /** For a proposal refused as too large: the proposed text, for a person to review. */
   proposed?: string;
+  /** Set when the first proposal broke a limit and the model was asked again (for a smaller change, or to keep dropped lines). */
+  revisedFor?: "diff_too_large" | "removes_lines";
 }
 
 /** Input of {@link proposeChange}. */
@@ -76,9 +78,11 @@ export async function proposeChange(o: ResolvedOptimizerOptions, input: ProposeI
     o.logger.warn(`procedure optimizer: could not parse the model's proposal (${o.strategy}); nothing changed, the feedback stays pending`);
     return unchanged("", { reason: "unparseable", message: "the model's reply held no instructions" });
   }
+  let revisedFor: ProcedureProposal["revisedFor"];
+  const revised = () => (revisedFor ? { revisedFor } : {});
   for (let asked = false; ; asked = true) {
     const { instructions, rationale } = proposal;
-    if (instructions === before || instructions.trim() === before.trim()) return unchanged(rationale);
+    if (instructions === before || instructions.trim() === before.trim()) return { ...unchanged(rationale), ...revised() };
     let diff: LineDiff;
     try {
       diff = checkChange(before, instructions, o.limits);
@@ -91,16 +95,17 @@ export async function proposeChange(o: ResolvedOptimizerOptions, input: ProposeI
         const smaller = await askSmaller({ meter, maxReplyChars: o.maxReplyChars }, result.request, full.added + full.removed, max, removed);
         if (smaller) {
           proposal = smaller;
+          revisedFor = err.reason;
           continue;
         }
       }
-      return { ...unchanged(rationale, { reason: err.reason, message: err.message }), diff: full, proposed: instructions };
+      return { ...unchanged(rationale, { reason: err.reason, message: err.message }), diff: full, proposed: instructions, ...revised() };
     }
     if (o.rejectUnsafe) {
       const added = diff.lines.filter((l) => l.op === "+").map((l) => l.text).join("\n");
       const unsafe = unsafeInstructionReason(added);
-      if (unsafe) return { ...unchanged(rationale, { reason: "unsafe", message: `proposal refused: ${unsafe}` }), diff };
+      if (unsafe) return { ...unchanged(rationale, { reason: "unsafe", message: `proposal refused: ${unsafe}` }), diff, ...revised() };
     }
-    return { ...base, instructions, rationale, changed: true, diff };
+    return { ...base, instructions, rationale, changed: true, diff, ...revised() };
   }
 }

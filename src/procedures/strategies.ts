@@ -116,7 +116,10 @@ export async function runGradient(args: RunArgs): Promise<StrategyResult> {
   if (!critique.changeNeeded) return { critique, proposal: { instructions: args.instructions, rationale: critique.critique || "no change needed" } };
   const review = critique.critique.slice(0, MAX_CRITIQUE_CHARS);
   const recs = critique.recommendations.map((r) => `- ${r}`).join("\n").slice(0, Math.max(0, MAX_CRITIQUE_CHARS - review.length));
-  const editUser = `${top}\n\n<review>\n${review}\n</review>\n<recommendations>\n${recs || "- (see the review)"}\n</recommendations>`;
+  let editUser = `${top}\n\n<review>\n${review}\n</review>\n<recommendations>\n${recs || "- (see the review)"}\n</recommendations>`;
+  // A review with no recommendations (prose) says too little alone: the edit step also sees the conversations, when the budget allows.
+  const withConversations = `${editUser}\n\n${user.slice(top.length + 2)}`;
+  if (!recs && args.meter.canAfford(editSystem.length + withConversations.length)) editUser = withConversations;
   const proposal = await ask(args.meter, editSystem, editUser, (r) => parseProposalReply(r, args.maxReplyChars));
   return { critique, ...(proposal ? { proposal } : {}), request: { system: editSystem, user: editUser } };
 }
