@@ -234,11 +234,29 @@ export class ProcedureChangeRejectedError extends MemoryError {
   constructor(
     message: string,
     /** The rule that refused the change. */
-    readonly reason: "too_long" | "diff_too_large" | "empty" | "unsafe" | "not_approved" | "conflict",
+    readonly reason: "too_long" | "diff_too_large" | "removes_lines" | "empty" | "unsafe" | "not_approved" | "conflict",
   ) {
     super(message);
   }
 }
+
+/**
+ * Learned instructions changed between reading them and writing the new
+ * version (another process, or another run, wrote first): the version the
+ * change was built on is no longer current. Nothing was written; read the
+ * current version and propose again. `reason` is `"conflict"`.
+ */
+export class ProcedureConflictError extends ProcedureChangeRejectedError {
+  constructor(message: string) {
+    super(message, "conflict");
+  }
+}
+
+/**
+ * A conditional put (`ifValue`) found the stored item's field changed: the
+ * whole batch was refused and nothing in it was applied.
+ */
+export class StoreConflictError extends MemoryError {}
 
 /**
  * A prompt-optimizer run would exceed its budget (`maxCallsPerRun` or

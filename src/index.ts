@@ -9,6 +9,7 @@ export { MAX_VALUE_DEPTH } from "./store/validate-value.js";
 export type { RetrievalMode } from "./store/retrieval-mode.js";
 export type { ReindexOptions } from "./store/hnsw/reindex.js";
 export { hasNearestInNamespace, type NearestInNamespace, type NearestItem } from "./store/nearest.js";
+export { supportsConditionalPuts, type PutCondition } from "./store/conditional-put.js";
 
 // Migration between stores (HNSWStore ⇄ PostgresMemoryStore) and JSONL exports
 export {
@@ -102,6 +103,7 @@ export { MAX_REPLY_CHARS } from "./extract/parse.js";
 export { factKey } from "./extract/messages.js";
 export type { ExtractorLogger } from "./extract/model-call.js";
 export type { ExtractionFailure } from "./extract/scheduler.js";
+export type { MemoryLogger, BackgroundFailure } from "./scope/background-runs.js";
 
 // Privacy: redaction, audit trail, history, retention
 export { createRedactor, luhnValid, ibanValid, DEFAULT_DETECTORS, type Redactor, type RedactorOptions, type DetectorName } from "./privacy/redact.js";
@@ -126,14 +128,16 @@ export { DEFAULT_PROCEDURE_NAME, type ProcedureRecord, type ProcedureScope, type
 export { getProcedure, setProcedure, type ProcedureChange, type ProcedureChangeInput } from "./procedures/store.js";
 export { procedureHistory, restoreProcedure, type RestoreProcedureOptions } from "./procedures/history.js";
 export { listProcedureAgents, listProcedureUsers, type ProcedureAgent } from "./procedures/list.js";
-export { recordFeedback, listFeedback, type FeedbackInput, type FeedbackRecord, type ListFeedbackOptions } from "./procedures/feedback.js";
+export { recordFeedback, recordConversation, listFeedback, type FeedbackInput, type FeedbackRecord, type FeedbackStatus, type ListFeedbackOptions } from "./procedures/feedback.js";
 export { lineDiff, type LineDiff, type DiffLine } from "./procedures/diff.js";
 export { DEFAULT_PROCEDURE_LIMITS, UNSAFE_INSTRUCTION_PATTERNS, type ProcedureLimits } from "./procedures/limits.js";
-export { METAPROMPT_PROMPT, PROPOSAL_FORMAT_PROMPT, GRADIENT_CRITIQUE_PROMPT, GRADIENT_EDIT_PROMPT } from "./procedures/prompts.js";
-export { ProcedureOptimizer, type ProcedureOptimizerOptions, type ProcedureProposal, type ProcedureApprovalHook, type LearnTarget, type LearnResult, type ProposalRejection } from "./procedures/optimizer.js";
+export { METAPROMPT_PROMPT, PROPOSAL_FORMAT_PROMPT, GRADIENT_CRITIQUE_PROMPT, GRADIENT_EDIT_PROMPT, PROMPT_MEMORY_PROMPT, SMALLER_CHANGE_PROMPT, ATTRIBUTION_PROMPT } from "./procedures/prompts.js";
+export { ProcedureOptimizer, type ProcedureOptimizerOptions, type ProcedureProposal, type ProcedureApprovalHook, type ProcedureReviewHook, type LearnTarget, type LearnResult, type ProposalRejection } from "./procedures/optimizer.js";
+export { OPTIMIZER_DEFAULTS } from "./procedures/optimizer-options.js";
+export { MultiPromptOptimizer, type MultiPromptOptimizerOptions, type MultiLearnTarget, type MultiLearnResult, type PromptSpec } from "./procedures/multi-prompt.js";
 export type { OptimizerStrategy, OptimizerPrompts } from "./procedures/strategies.js";
 export type { OptimizerCost } from "./procedures/cost.js";
-export type { Trajectory } from "./procedures/render.js";
+export type { Trajectory, PromptGuidance } from "./procedures/render.js";
 export { LEARNED_INSTRUCTIONS_HEADER, LEARNED_INSTRUCTIONS_PREAMBLE, learnedInstructionsSection, type ProcedureOptions } from "./procedures/section.js";
 
 // Episodic memory: resolved relative dates, re-ranking defaults

@@ -22,7 +22,7 @@ import {
 } from "./consolidate.js";
 import { ProfileSchema, mergeProfile, parseProfileReply, profilePrompt, readProfile, renderProfile, type Profile } from "./profile.js";
 import { underlyingStore } from "../scope/resolve-store.js";
-import { DebouncedScheduler, isRetryable, plural, isStoreClosed, storeClosedMessage, withRetry, type ExtractionFailure } from "./scheduler.js";
+import { DebouncedScheduler, extractionRunOptions, isRetryable, plural, isStoreClosed, storeClosedMessage, withRetry, type ExtractionFailure } from "./scheduler.js";
 import { applyWrites, capChanges, type SaveResult } from "./apply-writes.js";
 import { MAX_REPLY_CHARS } from "./parse.js";
 
@@ -123,7 +123,7 @@ export class MemoryExtractor {
       throw new InvalidArgumentError(`MemoryExtractor onError must be "log" or "throw", got ${JSON.stringify(o.onError)}`);
     }
     this.onError = o.onError ?? "log";
-    this.scheduler = new DebouncedScheduler({ attempts: this.maxAttempts, retryDelayMs: this.retryDelayMs, logger: this.logger });
+    this.scheduler = new DebouncedScheduler(extractionRunOptions({ attempts: this.maxAttempts, retryDelayMs: this.retryDelayMs, logger: this.logger }));
   }
 
   /** Extractions (background, or inline with `onError: "log"`) that failed after every retry (also logged); the newest 100. */

@@ -1,12 +1,10 @@
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import type { MemoryLogger } from "../scope/background-runs.js";
 import { contentText } from "../scope/message-text.js";
 
-/** Where the extractor reports what it could not use. Defaults to `console`. */
-export interface ExtractorLogger {
-  warn(message: string, ...details: unknown[]): void;
-  error(message: string, ...details: unknown[]): void;
-}
+/** Where the extractor reports what it could not use (the shared {@link MemoryLogger}). Defaults to `console`. */
+export type ExtractorLogger = MemoryLogger;
 
 /**
  * True when the model's class provides its own `withStructuredOutput` (as

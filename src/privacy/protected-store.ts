@@ -1,3 +1,4 @@
+import { supportsConditionalPuts } from "../store/conditional-put.js";
 import {
   BaseStore,
   type GetOperation,
@@ -92,6 +93,11 @@ export class ProtectedStore extends BaseStore {
     checkNumber(options.historyTtl, "historyTtl", { min: 0, minInclusive: false, max: MAX_TTL_MINUTES });
     this.inner = inner as StoreExtras;
     this.options = options;
+  }
+
+  /** Conditional puts (`ifValue`) pass through to the inner store, so they are honoured when it honours them. */
+  get conditionalPuts(): boolean {
+    return supportsConditionalPuts(this.inner as unknown as BaseStore);
   }
 
   override async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {

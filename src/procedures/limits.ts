@@ -15,10 +15,17 @@ export interface ProcedureLimits {
    * @default 20
    */
   maxChangedLines?: number;
+  /**
+   * Most lines one change may remove (an edited line counts as removed and
+   * added). A rewrite that silently drops earlier rules is refused (the
+   * optimizer asks once to keep them, then keeps the feedback for review).
+   * @default Infinity
+   */
+  maxRemovedLines?: number;
 }
 
 /** The defaults of {@link ProcedureLimits}. */
-export const DEFAULT_PROCEDURE_LIMITS: Required<ProcedureLimits> = { maxChars: 4000, maxChangedLines: 20 };
+export const DEFAULT_PROCEDURE_LIMITS: Required<ProcedureLimits> = { maxChars: 4000, maxChangedLines: 20, maxRemovedLines: Infinity };
 
 /**
  * Text that has no place in an agent's instructions, whatever the feedback
@@ -35,11 +42,12 @@ export const UNSAFE_INSTRUCTION_PATTERNS: readonly RegExp[] = [
 /** Resolves and validates limits; throws InvalidArgumentError naming a bad one. */
 export function resolveLimits(limits: ProcedureLimits | undefined): Required<ProcedureLimits> {
   const out = { ...DEFAULT_PROCEDURE_LIMITS };
-  for (const k of ["maxChars", "maxChangedLines"] as const) {
+  for (const k of ["maxChars", "maxChangedLines", "maxRemovedLines"] as const) {
     const v = limits?.[k];
     if (v === undefined) continue;
-    if (typeof v !== "number" || !(v >= 1) || (!Number.isInteger(v) && v !== Infinity)) {
-      throw new InvalidArgumentError(`procedure limit ${k} must be an integer ≥ 1 (or Infinity), got ${JSON.stringify(v)}`);
+    const min = k === "maxRemovedLines" ? 0 : 1;
+    if (typeof v !== "number" || !(v >= min) || (!Number.isInteger(v) && v !== Infinity)) {
+      throw new InvalidArgumentError(`procedure limit ${k} must be an integer ≥ ${min} (or Infinity), got ${JSON.stringify(v)}`);
     }
     out[k] = v;
   }
@@ -73,6 +81,9 @@ export function checkChange(before: string, after: string, limits: Required<Proc
       `the change adds ${diff.added} and removes ${diff.removed} lines (${changed}), over maxChangedLines (${limits.maxChangedLines})`,
       "diff_too_large",
     );
+  }
+  if (diff.removed > limits.maxRemovedLines) {
+    throw new ProcedureChangeRejectedError(`the change removes ${diff.removed} lines, over maxRemovedLines (${limits.maxRemovedLines})`, "removes_lines");
   }
   return diff;
 }

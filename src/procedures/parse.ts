@@ -45,7 +45,20 @@ export function parseProposalReply(reply: string, maxChars: number): ParsedPropo
   return undefined;
 }
 
-/** The review in a reply; a reply without JSON is taken as the critique's text. */
+/**
+ * Prose that says the instructions need no change ("No change needed.",
+ * "The instructions are fine as they are", "nothing to update").
+ */
+const NO_CHANGE = /\b(no (further |other )?(changes?|updates?|edits?|modifications?)\b[^.\n]{0,20}\b(needed|required|necessary|warranted)|(needs?|requires?) no (changes?|updates?|edits?)|nothing (needs )?to (change|update|fix)|(instructions|prompt) (are|is) (fine|good|adequate|sufficient)( as (they are|it is))?|no (change|update) (is )?needed)\b/i;
+/** Prose that asks for a change anyway ("but add…", "should", "recommend"). */
+const ASKS_CHANGE = /\b(should|recommend|add|remove|change the|replace|missing|must)\b/i;
+
+/** Whether a prose critique (no JSON) asks for a change. */
+export function proseAsksForChange(text: string): boolean {
+  return !(NO_CHANGE.test(text) && !ASKS_CHANGE.test(text.replace(NO_CHANGE, "")));
+}
+
+/** The review in a reply; a reply without JSON is taken as the critique's text ("no change needed." and the like mean no change). */
 export function parseCritiqueReply(reply: string, maxChars: number): ParsedCritique | undefined {
   const value = parseJsonFromReply(reply, "object", maxChars);
   if (value && typeof value === "object" && !Array.isArray(value)) {
@@ -58,5 +71,5 @@ export function parseCritiqueReply(reply: string, maxChars: number): ParsedCriti
   }
   if (typeof reply !== "string" || reply.length > maxChars) return undefined;
   const text = stripReasoning(reply);
-  return text ? { critique: text, recommendations: [], changeNeeded: true } : undefined;
+  return text ? { critique: text, recommendations: [], changeNeeded: proseAsksForChange(text) } : undefined;
 }

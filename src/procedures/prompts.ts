@@ -38,3 +38,28 @@ export const GRADIENT_EDIT_PROMPT = `You edit the instructions (system prompt) o
 Apply only the recommendations; keep everything else as it is, word for word.
 
 ${DATA_RULES}`;
+
+
+/** The single call of the `prompt_memory` strategy: learn from the conversations themselves, with or without feedback. */
+export const PROMPT_MEMORY_PROMPT = `You improve the instructions (system prompt) that an AI assistant follows, from its past conversations alone.
+Read how the users reacted: what they asked for again, corrected, thanked or complained about, and which preferences about the assistant's behaviour they stated or showed. Turn lasting, general lessons into instructions; ignore one-off requests about a single task.
+
+${DATA_RULES}`;
+
+/** Added to the request when a proposal changed more lines than `maxChangedLines` allows. */
+export const SMALLER_CHANGE_PROMPT = `Your previous proposal changed too much: {changed} lines were added or removed, and at most {max} may change in one update.
+Propose the smallest change that still addresses the feedback: keep every other line of the current instructions exactly as it is, word for word, and add or edit only the lines the feedback is about.`;
+
+/** Added to the request when a proposal removed more lines than `maxRemovedLines` allows. */
+export const KEEP_LINES_PROMPT = `Your previous proposal removed these lines of the current instructions:
+{lines}
+At most {max} lines may be removed in one update. Keep every current line unless the feedback explicitly asks to drop or reverse it, and propose again.`;
+
+/** The first call of a `MultiPromptOptimizer`: which of several named prompts the feedback concerns. */
+export const ATTRIBUTION_PROMPT = `An AI assistant follows several named instructions (prompts). Below are the prompts, each with when it should change, and conversations with feedback.
+Decide, for each conversation, which prompts the feedback is about: the ones that must change so that the assistant behaves as the feedback asks. A conversation may concern several prompts, or none (positive feedback, or feedback about nothing the prompts cover).
+
+${DATA_RULES}
+
+Answer with one JSON object and nothing else, one entry per conversation that concerns any prompt:
+{"assignments": [{"conversation": 1, "prompts": ["prompt name"], "why": "short reason"}]}`;

@@ -11,7 +11,7 @@ export interface Trajectory {
 }
 
 /** Tags of the optimizer's input; conversation text cannot open or close them. */
-const TAGS = /<(\/?)(current_instructions|conversations|conversation|feedback|review|recommendations)\b/gi;
+const TAGS = /<(\/?)(current_instructions|conversations|conversation|feedback|review|recommendations|update_instructions|when_to_update|prompts|prompt)\b/gi;
 const neutralise = (s: string) => s.replace(TAGS, "‹$1$2");
 /** Conversation text: tags neutralised and continuation lines indented, so no line of it can pass for a feedback line. */
 const quoted = (s: string) => neutralise(s).replace(/\r?\n/g, "\n  ");
@@ -60,4 +60,26 @@ export function fitTrajectories(trajectories: readonly Trajectory[], budget: num
     used: picked.map((p) => p.t),
     dropped: trajectories.length - picked.length,
   };
+}
+
+/** Per-instruction guidance, as LangMem's `update_instructions` / `when_to_update`. */
+export interface PromptGuidance {
+  /** How this prompt may be changed (e.g. "keep it under five lines; never remove the refund rule"). @default undefined */
+  updateInstructions?: string;
+  /** When this prompt should change at all (e.g. "only for feedback about tone"). @default undefined */
+  whenToUpdate?: string;
+}
+
+/** The guidance blocks for the optimizer's input ("" when there is none). */
+export function renderGuidance(g: PromptGuidance | undefined): string {
+  const parts: string[] = [];
+  if (g?.whenToUpdate) parts.push(`<when_to_update>\n${neutralise(g.whenToUpdate)}\n</when_to_update>`);
+  if (g?.updateInstructions) parts.push(`<update_instructions>\n${neutralise(g.updateInstructions)}\n</update_instructions>`);
+  return parts.join("\n");
+}
+
+/** One named prompt for the attribution call. */
+export function renderNamedPrompt(name: string, instructions: string, g: PromptGuidance | undefined): string {
+  const guidance = renderGuidance(g);
+  return `<prompt name="${name}">\n${renderInstructions(instructions)}${guidance ? `\n${guidance}` : ""}\n</prompt>`;
 }

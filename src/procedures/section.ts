@@ -3,6 +3,8 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
 import { resolveStore } from "../scope/resolve-store.js";
 import { runValue } from "../scope/run-values.js";
+import type { MemoryLogger } from "../scope/background-runs.js";
+import { fitSection, logSectionCut, type SectionFit } from "./section-budget.js";
 import { getProcedure } from "./store.js";
 
 /** The first line of the system section that carries learned instructions. */
@@ -34,11 +36,15 @@ export interface ProcedureOptions {
    */
   store?: BaseStore;
   /**
-   * Token budget (estimated, 4 characters a token) of the section; lines past
-   * it are left out, the user's last.
+   * Token budget (estimated, 4 characters a token) of the section. When the
+   * agent's and the user's instructions do not both fit, each layer keeps
+   * at least half the budget; lines left out are logged (once per version)
+   * and shown in the inspector's Procedures view.
    * @default 1000
    */
   maxTokens?: number;
+  /** Where a cut is reported. @default console */
+  logger?: MemoryLogger;
 }
 
 /** Validates procedure options (at construction); throws InvalidArgumentError. */
@@ -50,6 +56,8 @@ export function checkProcedureOptions(options: ProcedureOptions | undefined): vo
   if (options.userKey !== undefined && options.userKey !== false && (typeof options.userKey !== "string" || options.userKey === "")) {
     throw new InvalidArgumentError(`procedures.userKey must be a placeholder name or false, got ${JSON.stringify(options.userKey)}`);
   }
+  const l = options.logger as unknown;
+  if (l !== undefined && (!l || typeof (l as MemoryLogger).warn !== "function")) throw new InvalidArgumentError("procedures.logger must be an object with warn() and error()");
   const t = options.maxTokens;
   if (t !== undefined && (!Number.isInteger(t) || t < 1)) throw new InvalidArgumentError(`procedures.maxTokens must be an integer ≥ 1, got ${JSON.stringify(t)}`);
 }
@@ -74,26 +82,28 @@ export async function learnedInstructionsSection(
   const name = options.name === undefined ? {} : { name: options.name };
   const agent = await getProcedure(store, { agentId: options.agentId, ...name });
   let user: Awaited<ReturnType<typeof getProcedure>>;
+  let userId: string | undefined;
   if (options.userKey !== false) {
     const { value } = runValue(run.config, options.userKey ?? "user_id");
-    if (typeof value === "string" || typeof value === "number") user = await getProcedure(store, { agentId: options.agentId, userId: String(value), ...name });
+    if (typeof value === "string" || typeof value === "number") user = await getProcedure(store, { agentId: options.agentId, userId: (userId = String(value)), ...name });
   }
   if (!agent && !user) return undefined;
-  const budget = (options.maxTokens ?? 1000) * 4;
-  const lines = [LEARNED_INSTRUCTIONS_HEADER, LEARNED_INSTRUCTIONS_PREAMBLE];
-  let size = lines.join("\n").length;
-  // Adds lines while they fit; `atomic` lines come together or not at all.
-  const add = (more: string[], atomic: number) => {
-    const head = more.slice(0, atomic).reduce((n, l) => n + l.length + 1, 0);
-    if (size + head > budget) return false;
-    for (const line of more) {
-      if (size + line.length + 1 > budget) return false;
-      lines.push(line);
-      size += line.length + 1;
-    }
-    return true;
-  };
-  const agentDone = agent ? add(agent.instructions.split("\n"), 1) : true;
-  if (agentDone && user) add(["For this user:", ...user.instructions.split("\n")], 2);
-  return lines.length > 2 ? lines.join("\n") : undefined;
+  const maxTokens = options.maxTokens ?? 1000;
+  const built = buildLearnedSection(agent?.instructions, user?.instructions, maxTokens);
+  const label = `${JSON.stringify(options.agentId)}${user ? " (agent-wide, and one user's layer)" : ""}`;
+  logSectionCut(options.logger ?? console, { label, key: `${label} ${userId ?? ""} v${agent?.version ?? 0}/${user?.version ?? 0}` }, built.cut, maxTokens);
+  return built.text;
+}
+
+/**
+ * The section's text for given agent-wide and user instructions within
+ * `maxTokens` (4 characters a token), and how many lines of each layer were
+ * left out; `text` is undefined when nothing fits. Both layers are
+ * represented whenever each fits in half the budget.
+ */
+export function buildLearnedSection(agent: string | undefined, user: string | undefined, maxTokens: number): { text?: string; cut: SectionFit["cut"] } {
+  const head = [LEARNED_INSTRUCTIONS_HEADER, LEARNED_INSTRUCTIONS_PREAMBLE];
+  const room = maxTokens * 4 - head.join("\n").length;
+  const fit = fitSection(agent ? agent.split("\n") : [], user ? user.split("\n") : undefined, room);
+  return { ...(fit.lines.length ? { text: [...head, ...fit.lines].join("\n") } : {}), cut: fit.cut };
 }

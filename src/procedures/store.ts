@@ -1,5 +1,7 @@
-import type { BaseStore, Item, Operation, PutOperation } from "@langchain/langgraph-checkpoint";
-import { InvalidArgumentError, ProcedureChangeRejectedError } from "../errors.js";
+import type { BaseStore, Item, Operation } from "@langchain/langgraph-checkpoint";
+import { supportsConditionalPuts } from "../store/conditional-put.js";
+import type { MemoryPutOperation } from "../store/operations.js";
+import { InvalidArgumentError, ProcedureConflictError, StoreConflictError } from "../errors.js";
 import { currentActor } from "../privacy/actor.js";
 import { versionPut } from "../privacy/history.js";
 import { ProtectedStore } from "../privacy/protected-store.js";
@@ -92,7 +94,8 @@ export async function getProcedure(store: BaseStore, scope: ProcedureScope): Pro
 }
 
 // One change at a time per store and scope in this process, so that two
-// optimizer runs cannot both build on the same version.
+// optimizer runs cannot both build on the same version; across processes,
+// stores with conditional puts refuse the second writer (compare-and-set).
 const locks = new WeakMap<BaseStore, Map<string, Promise<unknown>>>();
 async function serialised<T>(store: BaseStore, id: string, work: () => Promise<T>): Promise<T> {
   let map = locks.get(store);
@@ -138,9 +141,8 @@ export async function setProcedure(store: BaseStore, scope: ProcedureScope, chan
     const previous = item ? readRecord(item.value) : undefined;
     const currentVersion = previous?.version ?? 0;
     if (change.expectedVersion !== undefined && change.expectedVersion !== currentVersion) {
-      throw new ProcedureChangeRejectedError(
+      throw new ProcedureConflictError(
         `the instructions are at version ${currentVersion}, not ${change.expectedVersion}: they changed meanwhile; propose again from the current version`,
-        "conflict",
       );
     }
     const diff = checkChange(previous?.instructions ?? "", change.instructions, limits);
@@ -159,9 +161,16 @@ export async function setProcedure(store: BaseStore, scope: ProcedureScope, chan
     };
     const ops: Operation[] = [];
     if (item && !keepsOwnHistory(real)) ops.push(versionPut(item, { op: "update", source: record.source, identity }));
-    const put: PutOperation = { namespace, key, value: record as unknown as Record<string, unknown>, index: false };
+    const put: MemoryPutOperation = { namespace, key, value: record as unknown as Record<string, unknown>, index: false };
+    // On a store shared by processes the version is compare-and-set: a writer that read the same version loses.
+    if (supportsConditionalPuts(real)) put.ifValue = { field: "version", equals: previous ? currentVersion : null };
     ops.push(put);
-    await real.batch(ops);
+    try {
+      await real.batch(ops);
+    } catch (err) {
+      if (!(err instanceof StoreConflictError)) throw err;
+      throw new ProcedureConflictError(`the instructions moved past version ${currentVersion} while this change was written (another process changed them); nothing was written: propose again from the current version`);
+    }
     return { record, ...(previous ? { previous } : {}), diff, changed: true };
   });
 }

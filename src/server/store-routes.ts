@@ -5,6 +5,7 @@ import type { RetrievalMode } from "../store/retrieval-mode.js";
 import { operationFromWire, type WireItem, type WireOperation } from "../store/remote/wire.js";
 import { runScoped, type BatchLimits } from "./scoped-batch.js";
 import { validateNamespace } from "../store/namespace.js";
+import { supportsConditionalPuts } from "../store/conditional-put.js";
 import { scopeFor } from "./scope.js";
 
 const labels = { type: "array" } as const; // labels are checked by validateNamespace, for named errors
@@ -58,7 +59,11 @@ const wireOperation = {
     { if: { properties: { op: { const: "get" } } }, then: { required: ["namespace", "key"], additionalProperties: false, properties: { op: {}, namespace: labels, key: { type: "string" }, refresh_ttl: { type: ["boolean", "null"] } } } },
     {
       if: { properties: { op: { const: "put" } } },
-      then: { required: ["namespace", "key", "value"], additionalProperties: false, properties: { ...putBody.properties, op: {} } },
+      then: {
+        required: ["namespace", "key", "value"],
+        additionalProperties: false,
+        properties: { ...putBody.properties, op: {}, if_value: { type: ["object", "null"], required: ["field", "equals"], additionalProperties: false, properties: { field: { type: "string", minLength: 1 }, equals: {} } } },
+      },
     },
     {
       if: { properties: { op: { const: "search" } } },
@@ -147,6 +152,9 @@ export function registerStoreRoutes(app: FastifyInstance, store: BaseStore, limi
       const ops = request.body.operations;
       if (ops.length > limits.maxBatchOperations) {
         throw new InvalidArgumentError(`a batch of ${ops.length} operations is larger than this server's maximum ${limits.maxBatchOperations}`);
+      }
+      if (ops.some((o) => o.op === "put" && o.if_value) && !supportsConditionalPuts(store)) {
+        throw new InvalidArgumentError("this server's store does not support conditional puts (if_value); use HNSWStore or PostgresMemoryStore behind it");
       }
       return { results: await run(request, ops.map(operationFromWire)) };
     },

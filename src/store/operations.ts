@@ -1,4 +1,5 @@
 import type { GetOperation, PutOperation, SearchOperation } from "@langchain/langgraph-checkpoint";
+import type { PutCondition } from "./conditional-put.js";
 import type { RetrievalMode } from "./retrieval-mode.js";
 
 /**
@@ -17,6 +18,13 @@ export interface MemoryPutOperation extends PutOperation {
    * @default the store's `ttl.defaultTtl`
    */
   ttl?: number | null;
+  /**
+   * Compare-and-set: apply the batch only if the stored item's field holds
+   * this value (see {@link PutCondition}); honoured by stores with
+   * `conditionalPuts: true` (HNSWStore, PostgresMemoryStore, RemoteStore).
+   * @default undefined (no condition)
+   */
+  ifValue?: PutCondition;
 }
 
 /** A get with PostgresStore's per-call `refreshTtl` (overrides the store's `ttl.refreshOnRead`). */

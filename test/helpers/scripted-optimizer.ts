@@ -1,5 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { GRADIENT_CRITIQUE_PROMPT, GRADIENT_EDIT_PROMPT } from "../../src/procedures/prompts.js";
+import { ATTRIBUTION_PROMPT, GRADIENT_CRITIQUE_PROMPT, GRADIENT_EDIT_PROMPT } from "../../src/procedures/prompts.js";
 
 /**
  * TEST DOUBLE: a deterministic, rule-following stand-in for the optimizer's
@@ -33,4 +33,21 @@ export function gullibleOptimizer(messages: BaseMessage[]): string {
 /** The corrections in the optimizer's input, as the prompt renders them. */
 export function corrections(user: string): string[] {
   return [...user.matchAll(/^correction typed by the user: (.+)$/gm)].map((m) => m[1].trim());
+}
+
+/**
+ * TEST DOUBLE: `gullibleOptimizer` plus the multi-prompt attribution call,
+ * answered by keywords: a conversation concerns a prompt when its feedback
+ * lines match that prompt's pattern (none: it concerns no prompt).
+ */
+export function attributingOptimizer(topics: Record<string, RegExp>): (messages: BaseMessage[]) => string {
+  return (messages) => {
+    const system = String(messages[0].content);
+    if (!system.startsWith(ATTRIBUTION_PROMPT)) return gullibleOptimizer(messages);
+    const user = String(messages[messages.length - 1].content);
+    const assignments = [...user.matchAll(/<conversation id="(\d+)">[\s\S]*?<feedback>\n([\s\S]*?)\n<\/feedback>/g)]
+      .map((m) => ({ conversation: Number(m[1]), prompts: Object.keys(topics).filter((name) => topics[name].test(m[2])) }))
+      .filter((a) => a.prompts.length > 0);
+    return JSON.stringify({ assignments });
+  };
 }

@@ -5,6 +5,8 @@ import { runAsActor } from "../../privacy/actor.js";
 import { lineDiff } from "../../procedures/diff.js";
 import { procedureHistory, restoreProcedure } from "../../procedures/history.js";
 import { listProcedureAgents } from "../../procedures/list.js";
+import { buildLearnedSection } from "../../procedures/section.js";
+import { getProcedure } from "../../procedures/store.js";
 import type { ProcedureScope } from "../../procedures/types.js";
 
 type SendError = (reply: FastifyReply, err: unknown) => FastifyReply;
@@ -35,6 +37,7 @@ function versionOf(raw: unknown, what: string): number {
  * - `GET  /inspector/api/procedures`: agents with learned instructions;
  * - `GET  /inspector/api/procedures/history?agent=&user=&name=`: every version, newest first;
  * - `GET  /inspector/api/procedures/diff?agent=&user=&from=&to=`: the line diff of two versions (`to` defaults to the current one);
+ * - `GET  /inspector/api/procedures/section?agent=&user=&name=&maxTokens=`: the section a model call gets (agent-wide, then the user's layer) and how many lines of each were left out at that budget (default 1000 tokens);
  * - `POST /inspector/api/procedures/restore` `{ agent, user?, name?, version, reason? }`: put a version back, as a new one.
  */
 const service = { access: "service" } as const;
@@ -70,6 +73,19 @@ export function registerProcedureRoutes(app: FastifyInstance, store: BaseStore, 
       const b = history.find((r) => r.version === to);
       if (!a || !b) throw new InvalidArgumentError(`no version ${!a ? from : to} of these instructions (versions: ${history.map((r) => r.version).join(", ") || "none"})`);
       return { from: a.version, to: b.version, ...lineDiff(a.instructions, b.instructions) };
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
+  app.get<{ Querystring: ScopeQuery & { maxTokens?: string } }>("/inspector/api/procedures/section", { config: service }, async (req, reply) => {
+    try {
+      const scope = scopeOf(req.query.agent, req.query.user, req.query.name);
+      const maxTokens = req.query.maxTokens === undefined ? 1000 : versionOf(req.query.maxTokens, "maxTokens");
+      const name = scope.name === undefined ? {} : { name: scope.name };
+      const agent = await getProcedure(store, { agentId: scope.agentId, ...name });
+      const user = scope.userId === undefined ? undefined : await getProcedure(store, scope);
+      return { maxTokens, ...buildLearnedSection(agent?.instructions, user?.instructions, maxTokens) };
     } catch (err) {
       return sendError(reply, err);
     }

@@ -24,6 +24,7 @@ const HTML = String.raw`<div id="proc-grid">
 <div id="proc-notice" class="notice" role="alert" hidden></div>
 <div class="toolbar"><h2 id="proc-title">Pick an agent</h2></div>
 <h3>Current instructions</h3><div id="proc-current"></div>
+<div id="proc-cut" class="notice" role="status" hidden></div>
 <div class="tablewrap"><table><thead><tr><th>Version</th><th>Changed</th><th>Source</th><th>+/-</th><th>Reason</th><th><span class="sr">Actions</span></th></tr></thead><tbody id="proc-rows"></tbody></table></div>
 <div id="proc-diff"></div><div id="proc-status" role="status"></div>
 </div></div>`;
@@ -71,6 +72,10 @@ const SCRIPT = String.raw`
       tr.append(td); tb.append(tr);
     });
     say(history.length + " versions");
+    var sec = await LGM.api("inspector/api/procedures/section?" + query());
+    var cut = $("proc-cut"), n = sec.cut.agent + sec.cut.user;
+    cut.hidden = n === 0;
+    cut.textContent = n ? "Section budget (" + sec.maxTokens + " tokens): " + sec.cut.agent + " agent-wide and " + sec.cut.user + " user line(s) are left out of every model call" : "";
   }
   async function diff(v) {
     var d = await LGM.api("inspector/api/procedures/diff?" + query({ from: String(v) }));

@@ -1,6 +1,7 @@
+import { checkCondition, conditionOf } from "../conditional-put.js";
 import path from "node:path";
 import type { Embeddings } from "@langchain/core/embeddings";
-import type { Operation, OperationResults } from "@langchain/langgraph-checkpoint";
+import type { Operation, OperationResults, PutOperation } from "@langchain/langgraph-checkpoint";
 import { CachedEmbeddings } from "../../embeddings/cached-embeddings.js";
 import { InvalidArgumentError, StoreClosedError } from "../../errors.js";
 import { embeddingsOf, type CheckedIndexConfig } from "../index-config.js";
@@ -301,6 +302,9 @@ export class HNSWStore extends MemoryStoreBase {
     );
   }
 
+  /** Puts with `ifValue` are compare-and-set, checked under the write lock before the batch is logged. */
+  readonly conditionalPuts = true;
+
   // ---- get/search/put/delete: MemoryStoreBase validates them and routes them through batch() ----
 
   override async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
@@ -312,6 +316,7 @@ export class HNSWStore extends MemoryStoreBase {
   private async runBatch(state: StoreState, operations: Operation[], hold: WriteHold): Promise<unknown[]> {
     if (this.storedIndex && !this.indexConfig) refuseNewVectors(state, operations, this.storedIndex, this.options.path);
     const now = this.clock();
+    checkConditions(state, operations, now);
     const prepared = await prepareBatch(operations, {
       state,
       embeddings: this.embeddings,
@@ -517,3 +522,14 @@ export class HNSWStore extends MemoryStoreBase {
   }
 }
 
+/** Refuses the batch (StoreConflictError) when a put's `ifValue` does not hold for the live item. */
+function checkConditions(state: StoreState, operations: Operation[], now: number): void {
+  for (const op of operations) {
+    const cond = conditionOf(op);
+    if (!cond) continue;
+    const p = op as PutOperation;
+    const item = state.items.get(p.namespace, p.key);
+    const live = item && (item.expiresAt === undefined || item.expiresAt > now) ? item.value : undefined;
+    checkCondition(cond, live, p);
+  }
+}

@@ -1,3 +1,4 @@
+import { conditionOf } from "../conditional-put.js";
 import type { Embeddings } from "@langchain/core/embeddings";
 import type { GetOperation, ListNamespacesOperation, Operation, PutOperation, SearchOperation } from "@langchain/langgraph-checkpoint";
 import { EmbeddingError, InvalidArgumentError } from "../../errors.js";
@@ -137,6 +138,7 @@ export async function prepareBatch(operations: Operation[], ctx: PrepareContext)
   if (!Array.isArray(operations)) throw new InvalidArgumentError("batch() needs an array of operations");
   const kinds = operations.map((op, i) => kindOf(op, i));
   operations.forEach((op, i) => validateOp(op, i, kinds[i]));
+  operations.forEach((op) => conditionOf(op));
 
   const fieldTexts = new Map<number, { field: string; text: string }[]>();
   const texts = new Set<string>();

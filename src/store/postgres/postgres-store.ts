@@ -12,6 +12,8 @@ import type { Pool, PoolClient } from "pg";
 import { embedderIdentity } from "../../embeddings/identity.js";
 import { StoreClosedError } from "../../errors.js";
 import { prepareBatch } from "../hnsw/prepare-batch.js";
+import { checkCondition, conditionOf } from "../conditional-put.js";
+import { lockItemKey } from "./conditional.js";
 import type { RetrievalMode } from "../retrieval-mode.js";
 import { validateNamespace } from "../namespace.js";
 import { bookkeepingMirrors } from "../hidden-namespaces.js";
@@ -216,6 +218,9 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     return this.options.retrieval ?? (this.indexConfig ? "hybrid" : "keyword");
   }
 
+  /** Puts with `ifValue` are compare-and-set across processes (an advisory lock on the key, in the batch's transaction). */
+  readonly conditionalPuts = true;
+
   // ---- get/search/put/delete: MemoryStoreBase validates them and routes them through batch() ----
 
   override async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
@@ -272,6 +277,13 @@ export class PostgresMemoryStore extends MemoryStoreBase {
         } else if ("value" in op) {
           const put = prepared.puts.get(i);
           const p = op as PutOperation;
+          const cond = conditionOf(op);
+          if (cond) {
+            // Compare-and-set: lock the key, then read what is committed; a mismatch rolls the whole batch back.
+            await flush();
+            await lockItemKey(db, this.tables, p);
+            checkCondition(cond, (await this.getRow(db, p, now))?.value, p);
+          }
           pending.push(put ? { kind: "put", put } : { kind: "delete", namespace: p.namespace, key: p.key });
           results.push(undefined);
         } else if ("key" in op) {

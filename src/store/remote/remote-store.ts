@@ -68,6 +68,8 @@ export interface RemoteStoreOptions {
  * server first.
  */
 export class RemoteStore extends MemoryStoreBase {
+  /** Puts with `ifValue` are sent on; the server's store checks them (a server whose store cannot refuses the batch). */
+  readonly conditionalPuts = true;
   private readonly url: string;
   private readonly headers: Record<string, string>;
   private readonly timeoutMs: number;

@@ -10,7 +10,8 @@ import type {
 } from "@langchain/langgraph-checkpoint";
 import * as errors from "../../errors.js";
 import type { RetrievalMode } from "../retrieval-mode.js";
-import type { MemoryGetOperation, MemorySearchOperation } from "../operations.js";
+import type { PutCondition } from "../conditional-put.js";
+import type { MemoryGetOperation, MemoryPutOperation, MemorySearchOperation } from "../operations.js";
 
 /**
  * The JSON shapes the memory server and {@link RemoteStore} exchange. Items
@@ -29,7 +30,7 @@ export interface WireItem {
 
 export type WireOperation =
   | { op: "get"; namespace: string[]; key: string; refresh_ttl?: boolean | null }
-  | { op: "put"; namespace: string[]; key: string; value: Record<string, unknown> | null; index?: false | string[] | null; ttl?: number | null }
+  | { op: "put"; namespace: string[]; key: string; value: Record<string, unknown> | null; index?: false | string[] | null; ttl?: number | null; if_value?: PutCondition | null }
   | { op: "search"; namespace_prefix: string[]; filter?: Record<string, unknown> | null; limit?: number; offset?: number; query?: string | null; refresh_ttl?: boolean | null; retrieval?: RetrievalMode | null }
   | { op: "list_namespaces"; match_conditions?: { match_type: "prefix" | "suffix"; path: string[] }[]; max_depth?: number; limit?: number; offset?: number };
 
@@ -89,8 +90,10 @@ export function operationToWire(op: Operation): WireOperation {
       return wire;
     }
     case "put": {
-      const p = op as PutOperation & { ttl?: number | null };
-      return { op: "put", namespace: p.namespace, key: p.key, value: p.value, index: p.index, ttl: p.ttl };
+      const p = op as MemoryPutOperation;
+      const wire: WireOperation = { op: "put", namespace: p.namespace, key: p.key, value: p.value, index: p.index, ttl: p.ttl };
+      if (p.ifValue !== undefined) wire.if_value = p.ifValue;
+      return wire;
     }
     case "get": {
       const g = op as MemoryGetOperation;
@@ -126,8 +129,9 @@ export function operationFromWire(wire: WireOperation): Operation {
       return search;
     }
     case "put": {
-      const put: PutOperation & { ttl?: number | null } = { namespace: wire.namespace, key: wire.key, value: wire.value, index: wire.index ?? undefined };
+      const put: MemoryPutOperation = { namespace: wire.namespace, key: wire.key, value: wire.value, index: wire.index ?? undefined };
       if (wire.ttl !== undefined) put.ttl = wire.ttl;
+      if (wire.if_value) put.ifValue = wire.if_value;
       return put;
     }
     case "get": {
@@ -163,6 +167,7 @@ const STATUS: Record<string, number> = {
   IncompatibleStoreError: 503,
   EncryptionError: 503,
   EmbedderRequiredError: 409,
+  StoreConflictError: 409,
   RedactionError: 500,
   HostNotAllowedError: 421,
   AccessRuleMissingError: 403,
@@ -197,6 +202,8 @@ export function errorFromWire(status: number, body: unknown): Error {
       return new errors.InvalidArgumentError(message);
     case "InvalidFilterError":
       return new errors.InvalidFilterError(message);
+    case "StoreConflictError":
+      return new errors.StoreConflictError(message);
     case "EncryptionError":
       return new errors.EncryptionError(message);
     case "EmbedderRequiredError":
