@@ -56,12 +56,13 @@ export function registerPrivacyCommands(program: Command): void {
       const ns = parseNamespace(nsArg);
       const store = await openStore(dir);
       try {
-        const versions = await listHistory(store, ns, key);
+        // Numbered as people count (1 = the oldest kept); `version` is the id `restore` takes.
+        const versions = (await listHistory(store, ns, key)).map((v, i, all) => ({ number: all.length - i, ...v }));
         if (g.json) return printJson(versions);
         if (versions.length === 0) return void process.stdout.write(`no kept versions of ${key} in ${formatNamespace(ns)}\n`);
         printTable(
-          ["version", "changed", "op", "source", "text"],
-          versions.map((v) => [v.version, v.changedAt, v.op, v.source, clip(valueText(v.value))]),
+          ["#", "version", "changed", "op", "source", "text"],
+          versions.map((v) => [v.number, v.version, v.changedAt, v.op, v.source, clip(valueText(v.value))]),
         );
       } finally {
         await store.close();

@@ -1,4 +1,6 @@
 import type { Command } from "commander";
+import { classifyNamespace, isBookkeeping } from "../../scope/layout-match.js";
+import { readLayoutFile } from "../layout-file.js";
 import { HIDDEN_NAMESPACE_ROOTS } from "../../store/hidden-namespaces.js";
 import { CliError } from "../../errors.js";
 import { formatNamespace, parseNamespace } from "../namespace-arg.js";
@@ -58,14 +60,20 @@ export function registerReadCommands(program: Command): void {
   program
     .command("ls")
     .argument("[prefix]", "namespace prefix, dotted (users.42) or a JSON array")
-    .option("-a, --all", "also list the bookkeeping namespaces (memory_cursors, memory_history, episode_cursors)")
-    .description("namespaces with their item counts (bookkeeping namespaces only with --all or a prefix naming them)")
-    .action(async (prefixArg: string | undefined, o: { all?: boolean }, cmd: Command) => {
+    .option("-a, --all", "also list the bookkeeping namespaces (memory_cursors, memory_history, episode_cursors, procedure_feedback) and learned instructions")
+    .option("--layout <file>", "a JSON memory layout (as `serve --layout`)")
+    .description("namespaces of memories with their item counts (learned instructions: `procedures list`; bookkeeping only with --all or a prefix naming it)")
+    .action(async (prefixArg: string | undefined, o: { all?: boolean; layout?: string }, cmd: Command) => {
       const g = globals(cmd);
       const prefix = parseNamespace(prefixArg, "namespace prefix", { allowEmpty: true });
+      const layout = readLayoutFile(o.layout);
       const source = await openReadSource(storeDir(g.path));
       try {
-        const rows = await source.namespaces(prefix, { includeHidden: o.all });
+        // Kinds shown as kinds: learned instructions have their own command, bookkeeping is never a memory.
+        const named = (ns: string[]) => prefix.length > 0 && prefix[0] === ns[0];
+        const rows = (await source.namespaces(prefix, { includeHidden: o.all })).filter(
+          (r) => o.all || named(r.namespace) || !(isBookkeeping(layout, r.namespace) || classifyNamespace(layout, r.namespace)?.kind.view === "procedures"),
+        );
         if (g.json) return printJson(rows);
         if (rows.length === 0) return void process.stdout.write(`no namespaces under ${prefix.length ? formatNamespace(prefix) : "the root"}\n`);
         printTable(["NAMESPACE", "ITEMS"], rows.map((r) => [formatNamespace(r.namespace), r.items]));
