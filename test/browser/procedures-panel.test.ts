@@ -53,6 +53,12 @@ describe.skipIf(!hasChromium)("inspector Procedures panel in headless Chromium",
     expect(await getProcedure(store, { agentId: "bot" })).toMatchObject({ version: 3, instructions: "Be brief.", source: "restore" });
     await page.locator("#proc-agents button", { hasText: "bot · amy" }).click();
     await expect.poll(() => page.locator("#proc-current").textContent()).toBe("Answer in French.");
+    expect(await page.locator("#proc-cut").isHidden()).toBe(true); // everything fits
+    // Agent-wide instructions near the budget: the cut is shown, and the user's layer is still sent.
+    await setProcedure(store, { agentId: "bot" }, { instructions: Array.from({ length: 400 }, (_, i) => `Agent rule ${i + 1}.`).join("\n"), reason: "long", limits: { maxChars: 10_000, maxChangedLines: Infinity } });
+    await page.locator("#proc-agents button", { hasText: "bot (agent)" }).click();
+    await page.locator("#proc-agents button", { hasText: "bot · amy" }).click();
+    await expect.poll(() => page.locator("#proc-cut").textContent()).toMatch(/Section budget \(1000 tokens\): \d+ agent-wide and 0 user line\(s\) are left out/);
     expect(session.problems).toEqual([]); // no page error, no CSP violation under the strict headers
   });
 });

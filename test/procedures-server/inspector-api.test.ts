@@ -43,6 +43,16 @@ describe("inspector procedure routes", () => {
     expect((amy.body as { history: { instructions: string }[] }).history[0].instructions).toBe("Answer in French.");
   });
 
+  it("shows the section a model call gets and what its budget leaves out", async () => {
+    const fits = await call(server.url, "GET", "/inspector/api/procedures/section?agent=bot&user=amy", undefined, key);
+    expect(fits.body).toMatchObject({ maxTokens: 1000, cut: { agent: 0, user: 0 } });
+    expect((fits.body as { text: string }).text).toContain("For this user:\nAnswer in French.");
+    const tight = await call(server.url, "GET", "/inspector/api/procedures/section?agent=bot&user=amy&maxTokens=50", undefined, key);
+    expect(tight.body).toMatchObject({ maxTokens: 50, cut: { agent: 0, user: 1 } }); // the user's heading and line need more than half of what is left
+    expect((await call(server.url, "GET", "/inspector/api/procedures/section?agent=bot&maxTokens=0", undefined, key)).status).toBe(400);
+    expect((await call(server.url, "GET", "/inspector/api/procedures/section?agent=bot", undefined, asUser("amy"))).status).toBe(403);
+  });
+
   it("refuses end users and anonymous callers, and bad input with 400, changing nothing", async () => {
     for (const [method, path, body] of [
       ["GET", "/inspector/api/procedures", undefined],
