@@ -1,6 +1,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
+import { escapePromptText } from "../prompt/prompt-text.js";
 import { resolveStore } from "../scope/resolve-store.js";
 import { runValue } from "../scope/run-values.js";
 import { getProcedure } from "./store.js";
@@ -93,7 +94,8 @@ export async function learnedInstructionsSection(
     }
     return true;
   };
-  const agentDone = agent ? add(agent.instructions.split("\n"), 1) : true;
-  if (agentDone && user) add(["For this user:", ...user.instructions.split("\n")], 2);
+  // Stored instructions are escaped (role tags and the package's headers neutralised) before they join the section.
+  const agentDone = agent ? add(escapePromptText(agent.instructions).split("\n"), 1) : true;
+  if (agentDone && user) add(["For this user:", ...escapePromptText(user.instructions).split("\n")], 2);
   return lines.length > 2 ? lines.join("\n") : undefined;
 }
