@@ -1,4 +1,5 @@
-import { checkBoolean, checkFunction, checkNumber, checkOptionsObject } from "../option-checks.js";
+import { checkBoolean, checkFunction, checkKnownKeys, checkNumber, checkOptionsObject } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import fs from "node:fs";
 import readline from "node:readline";
 import { InvalidArgumentError, MigrationVerificationError } from "../errors.js";
@@ -47,6 +48,7 @@ export interface MigrationReport {
 /** Checks {@link MigrationOptions}: a batch size of 0, NaN or a fraction would loop forever or lose pages. */
 function checkMigrationOptions(options: MigrationOptions): void {
   checkOptionsObject(options, "migration options");
+  checkKnownKeys(options, OPTION_KEYS.migration);
   checkNumber(options.batchSize, "batchSize", { min: 1, integer: true, max: 1_000_000 });
   checkFunction(options.onProgress, "onProgress");
   checkBoolean(options.verify, "verify");

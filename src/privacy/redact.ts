@@ -1,4 +1,6 @@
 import { InvalidArgumentError, InvalidOptionError, RedactionError } from "../errors.js";
+import { checkKnownKeys } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import { DETECTOR_MATCHERS, type DetectorName } from "./detectors.js";
 import { normalizeForMatching, originalRange, replaceSpans, type Span } from "./normalize.js";
 
@@ -54,6 +56,7 @@ export const DEFAULT_DETECTORS: readonly DetectorName[] = ["secret", "email", "c
  */
 export function createRedactor(options: RedactorOptions = {}): TextRedactor {
   if (options === null || typeof options !== "object") throw new InvalidOptionError("createRedactor options", options, "an options object or undefined");
+  checkKnownKeys(options, OPTION_KEYS.redactor);
   if (options.detectors !== undefined && !Array.isArray(options.detectors)) throw new InvalidOptionError("detectors", options.detectors, "an array of detector names");
   const names = options.detectors ?? [...DEFAULT_DETECTORS];
   for (const name of names) {

@@ -7,6 +7,7 @@ import { underlyingStore } from "../scope/resolve-store.js";
 import { CostMeter, type OptimizerCost } from "./cost.js";
 import { lineDiff, type LineDiff } from "./diff.js";
 import { listFeedback, markFeedback, type FeedbackRecord } from "./feedback.js";
+import { checkOptimizerOptions } from "./optimizer-options.js";
 import { checkChange, resolveLimits, unsafeInstructionReason, type ProcedureLimits } from "./limits.js";
 import { listProcedureUsers } from "./list.js";
 import type { Trajectory } from "./render.js";
@@ -157,6 +158,7 @@ export class ProcedureOptimizer {
   private readonly storeIds = new WeakMap<BaseStore, number>();
 
   constructor(options: ProcedureOptimizerOptions) {
+    checkOptimizerOptions(options);
     const o = options ?? ({} as ProcedureOptimizerOptions);
     if (!o.model || typeof (o.model as { invoke?: unknown }).invoke !== "function") {
       throw new InvalidArgumentError("ProcedureOptimizer needs `model`: a LangChain chat model");

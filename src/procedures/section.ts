@@ -1,6 +1,8 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
+import { checkHasMethods, checkKnownKeys, checkString } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import { escapePromptText } from "../prompt/prompt-text.js";
 import { resolveStore } from "../scope/resolve-store.js";
 import { runValue } from "../scope/run-values.js";
@@ -42,12 +44,15 @@ export interface ProcedureOptions {
   maxTokens?: number;
 }
 
-/** Validates procedure options (at construction); throws InvalidArgumentError. */
+/** Validates procedure options (at construction); throws InvalidArgumentError (InvalidOptionError naming `procedures.<key>`). */
 export function checkProcedureOptions(options: ProcedureOptions | undefined): void {
   if (options === undefined) return;
   if (!options || typeof options !== "object" || typeof options.agentId !== "string" || options.agentId === "") {
     throw new InvalidArgumentError(`procedures needs { agentId: "..." }, got ${JSON.stringify(options)}`);
   }
+  checkKnownKeys(options, OPTION_KEYS.procedures, "procedures.");
+  checkString(options.name, "procedures.name");
+  checkHasMethods(options.store, "procedures.store", ["batch"]);
   if (options.userKey !== undefined && options.userKey !== false && (typeof options.userKey !== "string" || options.userKey === "")) {
     throw new InvalidArgumentError(`procedures.userKey must be a placeholder name or false, got ${JSON.stringify(options.userKey)}`);
   }

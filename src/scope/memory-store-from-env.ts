@@ -1,4 +1,6 @@
 import type { BaseStore, IndexConfig } from "@langchain/langgraph-checkpoint";
+import { checkKnownKeys, checkObject, checkOptions } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import { UniversalSentenceEncoderEmbeddings } from "../embeddings/universal-sentence-encoder.js";
 import { MemoryStoreConfigError } from "../errors.js";
 import { HNSWStore } from "../store/hnsw/hnsw-store.js";
@@ -124,6 +126,15 @@ function checkProtocol(name: string, value: string, allowed: string[]): void {
 }
 
 export function memoryStoreFromEnv(options: MemoryStoreFromEnvOptions = {}): BaseStore {
+  checkOptions(options, "memoryStoreFromEnv options", OPTION_KEYS.memoryStoreFromEnv);
+  checkObject(options.env, "env");
+  checkObject(options.hnsw, "hnsw");
+  checkObject(options.postgres, "postgres");
+  checkObject(options.remote, "remote");
+  // Named with their prefix here (the store would name them without it).
+  checkKnownKeys(options.hnsw, OPTION_KEYS.hnswStore.filter((k) => k !== "path" && k !== "index"), "hnsw.");
+  checkKnownKeys(options.postgres, OPTION_KEYS.postgresStore.filter((k) => k !== "index"), "postgres.");
+  checkKnownKeys(options.remote, OPTION_KEYS.remoteStore.filter((k) => k !== "url" && k !== "apiKey"), "remote.");
   const env = options.env ?? process.env;
   const kind = memoryStoreKindFromEnv(env);
   if (kind === "remote") {

@@ -1,4 +1,5 @@
-import { checkBoolean, checkFunction, checkString } from "../option-checks.js";
+import { checkBoolean, checkFunction, checkKnownKeys, checkString } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import Fastify, { type FastifyInstance } from "fastify";
 import { InvalidArgumentError } from "../errors.js";
@@ -49,6 +50,7 @@ export function createMemoryServer(options: MemoryServerOptions): FastifyInstanc
   for (const key of Array.isArray(options.apiKey) ? options.apiKey : options.apiKey !== undefined ? [options.apiKey] : []) {
     if (typeof key !== "string" || key.length < 8) throw new InvalidArgumentError("each apiKey must be a string of at least 8 characters");
   }
+  checkKnownKeys(options, OPTION_KEYS.memoryServer);
   checkFunction(options.authenticate, "authenticate");
   checkBoolean(options.allowUnauthenticated, "allowUnauthenticated");
   checkBoolean(options.closeStore, "closeStore");

@@ -1,4 +1,5 @@
-import { checkFunction, checkNumber, checkObject, checkString } from "../../option-checks.js";
+import { checkFunction, checkKnownKeys, checkNumber, checkObject, checkString } from "../../option-checks.js";
+import { OPTION_KEYS } from "../../option-keys.js";
 import type { Operation, OperationResults } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError, RemoteStoreError } from "../../errors.js";
 import { MemoryStoreBase } from "../memory-store-base.js";
@@ -93,6 +94,7 @@ export class RemoteStore extends MemoryStoreBase {
         `RemoteStore url ${JSON.stringify(redactUrl(options.url))} carries a user name or password; fetch refuses such URLs and they would show in every error. Pass the key as apiKey (or in headers)`,
       );
     }
+    checkKnownKeys(options, OPTION_KEYS.remoteStore);
     checkString(options.apiKey, "apiKey");
     checkObject(options.headers, "headers");
     for (const [k, v] of Object.entries(options.headers ?? {})) checkString(v, `headers.${k}`, true);
