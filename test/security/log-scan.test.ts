@@ -12,6 +12,7 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { afterAll, describe, expect, it } from "vitest";
 import { HNSWStore } from "../../src/index.js";
 import { createMemoryServer, type MemoryServerOptions } from "../../src/server/index.js";
+import { inspectorPlugin } from "../../src/server/inspector/plugin.js";
 import { SECURITY_HEADERS } from "../../src/server/security-headers.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { tempDir } from "../helpers/temp-dir.js";
@@ -45,6 +46,7 @@ async function serve(extra: Partial<MemoryServerOptions>) {
     store: explodingStore(inner),
     apiKey: API_KEY,
     closeStore: false,
+    plugins: [async (a) => void (await a.register(inspectorPlugin, { store: inner }))],
     logger: { level: "trace", stream: { write: (line: string) => void lines.push(line) } },
     ...extra,
   } as MemoryServerOptions);
