@@ -316,6 +316,25 @@ export class InvalidOptionError extends InvalidArgumentError {
 }
 
 /**
+ * An options object has a key its constructor or factory does not know (a
+ * typo such as `hnsw.indexworkers`, or an option of another function).
+ * `option` is its path; `suggestion` the known key it is closest to, when
+ * one is close. Nothing was built.
+ */
+export class UnknownOptionError extends InvalidOptionError {
+  constructor(
+    option: string,
+    value: unknown,
+    /** The known option the key is closest to (case or one or two letters off), if any. */
+    readonly suggestion: string | undefined,
+    known: readonly string[],
+  ) {
+    super(option, value, "a known option");
+    this.message = `unknown option ${option}${suggestion ? ` (did you mean ${suggestion}?)` : ""}; known: ${known.join(", ")}`;
+  }
+}
+
+/**
  * The target of a migration (or an import) was left incomplete: the run
  * that built it was killed before it finished. Open and `verify` refuse it;
  * re-run the migration (it starts over) or delete the directory.

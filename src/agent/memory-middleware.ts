@@ -1,4 +1,5 @@
-import { checkBoolean, checkString } from "../option-checks.js";
+import { checkBoolean, checkKnownKeys, checkString } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { isGraphBubbleUp } from "@langchain/langgraph";
@@ -156,6 +157,9 @@ function runConfig(runtime: RuntimeLike): LangGraphRunnableConfig {
  */
 export function memoryMiddleware(options: MemoryMiddlewareOptions) {
   if (!options || typeof options !== "object") throw new InvalidArgumentError("memoryMiddleware needs options: { namespace, ... }");
+  checkKnownKeys(options, OPTION_KEYS.memoryMiddleware);
+  checkKnownKeys(options.episodes, OPTION_KEYS.episodes, "episodes.");
+  checkKnownKeys(options.memoryTools, OPTION_KEYS.memoryTools, "memoryTools.");
   const mode = checkMode(options.mode === undefined ? "preload" : options.mode);
   checkTemplate(options.namespace);
   checkBoolean(options.handleToolErrors, "handleToolErrors");

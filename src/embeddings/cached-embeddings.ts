@@ -1,4 +1,5 @@
-import { checkBoolean, checkNumber } from "../option-checks.js";
+import { checkBoolean, checkKnownKeys, checkNumber } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -129,6 +130,7 @@ export class CachedEmbeddings extends Embeddings {
 
   constructor(options: CachedEmbeddingsOptions) {
     super({});
+    checkKnownKeys(options, OPTION_KEYS.cachedEmbeddings);
     if (!options || (typeof options.embeddings !== "function" && !isEmbeddingsLike(options.embeddings)) || typeof options.embeddings === "string") {
       throw new InvalidArgumentError(
         "CachedEmbeddings needs { embeddings }: an object with embedDocuments and embedQuery, or a function (texts) => Promise<number[][]>",

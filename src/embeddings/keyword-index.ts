@@ -1,4 +1,5 @@
-import { checkBoolean, checkNumber, checkOptionsObject } from "../option-checks.js";
+import { checkBoolean, checkKnownKeys, checkNumber, checkOptionsObject } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import { InvalidArgumentError } from "../errors.js";
 import { tokenize } from "./tokenize.js";
 
@@ -68,6 +69,7 @@ export class KeywordIndex {
 
   constructor(options: KeywordIndexOptions = {}) {
     checkOptionsObject(options, "KeywordIndex options");
+    checkKnownKeys(options, OPTION_KEYS.keywordIndex);
     checkNumber(options.k1, "k1", { min: 0 });
     checkNumber(options.b, "b", { min: 0, max: 1 });
     checkBoolean(options.stemming, "stemming");

@@ -1,4 +1,5 @@
-import { checkNumber } from "../option-checks.js";
+import { checkNumber, checkOptions } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import { Embeddings, type EmbeddingsParams } from "@langchain/core/embeddings";
 import { EmbeddingError, InvalidArgumentError } from "../errors.js";
 import { sharedEmbeddingWorker } from "./embedding-worker.js";
@@ -128,6 +129,7 @@ export class UniversalSentenceEncoderEmbeddings extends Embeddings {
   readonly thread: "worker" | "main";
 
   constructor(options: UniversalSentenceEncoderEmbeddingsOptions = {}) {
+    checkOptions(options, "UniversalSentenceEncoderEmbeddings options", OPTION_KEYS.universalSentenceEncoder);
     super(options);
     this.thread = options.thread ?? "worker";
     if (this.thread !== "worker" && this.thread !== "main") {

@@ -1,4 +1,6 @@
 import { MAX_TTL_MINUTES } from "../store/ttl.js";
+import { checkKnownKeys } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import type { BaseStore, PutOperation } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
 import { unreadFrom } from "../extract/cursor.js";
@@ -77,6 +79,7 @@ function toDate(now: RecordEpisodesOptions["now"]): Date {
  * ```
  */
 export async function recordEpisodes(options: RecordEpisodesOptions): Promise<string[]> {
+  checkKnownKeys(options, OPTION_KEYS.recordEpisodes);
   const { store, namespace, threadId, messages } = options ?? ({} as RecordEpisodesOptions);
   if (!store || typeof store.batch !== "function") throw new InvalidArgumentError("recordEpisodes needs `store`, a BaseStore");
   if (!Array.isArray(namespace) || namespace.length === 0 || namespace.some((l) => typeof l !== "string" || l === "")) {

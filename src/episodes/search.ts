@@ -1,4 +1,5 @@
-import { checkBoolean, checkString } from "../option-checks.js";
+import { checkBoolean, checkKnownKeys, checkString } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import type { BaseStore, GetOperation, Item, SearchItem } from "@langchain/langgraph-checkpoint";
 import type { MemorySearchOperation } from "../store/operations.js";
 import { InvalidArgumentError } from "../errors.js";
@@ -77,6 +78,7 @@ function checkLimit(name: string, v: number | undefined): void {
  */
 export async function searchEpisodes(store: BaseStore, namespace: string[], options: SearchEpisodesOptions): Promise<Episode[]> {
   if (!store || typeof store.search !== "function") throw new InvalidArgumentError("searchEpisodes needs a BaseStore");
+  checkKnownKeys(options, OPTION_KEYS.searchEpisodes);
   if (typeof options?.query !== "string") throw new InvalidArgumentError("searchEpisodes needs `query`, a string");
   checkLimit("limit", options.limit);
   checkLimit("pool", options.pool);

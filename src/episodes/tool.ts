@@ -1,4 +1,6 @@
 import { tool, type StructuredToolInterface, type ToolRunnableConfig } from "@langchain/core/tools";
+import { checkKnownKeys } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { z } from "zod";
@@ -47,6 +49,7 @@ export interface SearchConversationsToolOptions {
  * ```
  */
 export function createSearchConversationsTool(options: SearchConversationsToolOptions): StructuredToolInterface {
+  checkKnownKeys(options, OPTION_KEYS.searchConversationsTool);
   if (options?.maxLimit === null) throw new InvalidArgumentError("maxLimit must be a positive integer, got null");
   const maxLimit = options?.maxLimit ?? 20;
   if (!Number.isInteger(maxLimit) || maxLimit < 1) throw new InvalidArgumentError(`maxLimit must be a positive integer, got ${String(options?.maxLimit)}`);

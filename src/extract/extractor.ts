@@ -1,5 +1,6 @@
 import { MAX_TTL_MINUTES } from "../store/ttl.js";
-import { checkBoolean, checkString } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
+import { checkBoolean, checkOptions, checkString } from "../option-checks.js";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { z } from "zod";
@@ -79,6 +80,7 @@ export class MemoryExtractor {
   readonly onError: "log" | "throw";
 
   constructor(options: MemoryExtractorOptions) {
+    checkOptions(options, "MemoryExtractor options", OPTION_KEYS.extractor, { optional: false });
     const o = options ?? ({} as MemoryExtractorOptions);
     if (!o.model || typeof (o.model as { invoke?: unknown }).invoke !== "function") {
       throw new InvalidArgumentError("MemoryExtractor needs `model`: a LangChain chat model, e.g. new ChatOpenAI({ model: \"gpt-4o-mini\" })");

@@ -1,4 +1,5 @@
-import { checkFunction, checkString } from "../option-checks.js";
+import { checkFunction, checkKnownKeys, checkString } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import type { Runnable } from "@langchain/core/runnables";
@@ -148,6 +149,9 @@ export function callModel(options: CallModelOptions): (state: MessagesState, con
   if (!options || typeof options.model?.invoke !== "function") {
     throw new InvalidArgumentError("callModel needs `model`, a chat model");
   }
+  checkKnownKeys(options, OPTION_KEYS.callModel);
+  checkKnownKeys(options.episodes, OPTION_KEYS.episodes, "episodes.");
+  checkKnownKeys(options.memoryTools, OPTION_KEYS.memoryTools, "memoryTools.");
   const mode = checkMode(options.mode === undefined ? "preload" : options.mode);
   validateRecallOptions(options);
   checkString(options.systemPrompt, "systemPrompt", true);

@@ -1,5 +1,6 @@
 import type { Item } from "@langchain/langgraph-checkpoint";
 import type { BaseMessage } from "@langchain/core/messages";
+import { escapePromptText } from "../prompt/prompt-text.js";
 import { messageText } from "../scope/message-text.js";
 
 /** The first line of the system message that carries recalled memories. */
@@ -35,13 +36,15 @@ export function memoryContextPreamble(contents: readonly string[]): string {
 
 /**
  * The text of a stored memory: `value.text` when it is a string, else the
- * value as JSON. Newlines are collapsed, so one memory is always one line and
- * a stored text cannot fake a header or a second section.
+ * value as JSON, escaped for the prompt (`escapePromptText`): newlines are
+ * collapsed, so one memory is always one line, and role tags and the
+ * package's headers are neutralised, so a stored text cannot fake a header
+ * or a second section.
  */
 export function memoryText(item: Pick<Item, "value">): string {
   const value = item.value as Record<string, unknown> | null | undefined;
   const raw = typeof value?.text === "string" ? value.text : JSON.stringify(value ?? null);
-  return raw.replace(/\s+/g, " ").trim();
+  return escapePromptText(raw, { oneLine: true });
 }
 
 /** A rough token count (about four characters per token), used for budgets. */
@@ -51,7 +54,7 @@ export function estimateTokens(text: string): number {
 
 /** One bullet line of the memory context. */
 export function formatMemoryLine(item: Pick<Item, "value" | "key">, withKey: boolean): string {
-  return withKey ? `- [${item.key}] ${memoryText(item)}` : `- ${memoryText(item)}`;
+  return withKey ? `- [${escapePromptText(item.key, { oneLine: true })}] ${memoryText(item)}` : `- ${memoryText(item)}`;
 }
 
 /**

@@ -1,4 +1,6 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { checkOptions } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import type { BaseStore, SearchItem } from "@langchain/langgraph-checkpoint";
 import { EPISODES_CONTENT, estimateTokens, FACTS_CONTENT, formatMemoryContext, formatMemoryLine, MEMORY_CONTEXT_HEADER, memoryContextPreamble } from "./format-memories.js";
 import type { Episode } from "../episodes/episode.js";
@@ -66,6 +68,7 @@ export interface RecalledMemoryContext {
  * ```
  */
 export async function recallMemoryContext(options: RecallMemoryContextOptions): Promise<RecalledMemoryContext> {
+  checkOptions(options, "recallMemoryContext options", OPTION_KEYS.recallMemoryContext, { optional: false });
   const { namespace: template, store: given, config, ...recall } = options;
   const namespace = resolveNamespace(template, config);
   const store = resolveStore(given, config);

@@ -1,4 +1,5 @@
-import { checkNumber } from "../option-checks.js";
+import { checkNumber, checkOptions } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import { randomUUID } from "node:crypto";
 import { tool, type StructuredToolInterface, type ToolRunnableConfig } from "@langchain/core/tools";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
@@ -128,6 +129,7 @@ function formatHit(hit: SearchItem, shared: boolean): string {
 export function createMemoryTools(options: MemoryToolsOptions): StructuredToolInterface[] {
   // A floor below 0 would take every search hit as a duplicate (a new memory would overwrite an old one);
   // one above 1 turns duplicate detection off.
+  checkOptions(options, "createMemoryTools options", OPTION_KEYS.memoryTools, { optional: false });
   checkNumber(options.duplicateThreshold, "duplicateThreshold", { min: 0 });
   checkNumber(options.maxSearchLimit, "maxSearchLimit", { min: 1, integer: true });
   const duplicateThreshold = options.duplicateThreshold ?? 0.95;

@@ -1,4 +1,5 @@
-import { checkBoolean } from "../option-checks.js";
+import { checkBoolean, checkOptions, pickKnown } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import type { BaseMessage } from "@langchain/core/messages";
 import { END, START, type StateGraph } from "@langchain/langgraph";
 import { InvalidArgumentError } from "../errors.js";
@@ -75,6 +76,7 @@ function toWriteOptions(extract: WithMemoryOptions["extract"]): Omit<WriteMemory
  * ```
  */
 export function withMemory<G extends AnyStateGraph>(graph: G, options: WithMemoryOptions): G {
+  checkOptions(options, "withMemory options", OPTION_KEYS.withMemory, { optional: false });
   const g = graph as AnyStateGraph;
   if (!g || typeof g.addNode !== "function" || typeof g.channels !== "object") {
     throw new InvalidArgumentError("withMemory expects a StateGraph (not a compiled graph), e.g. new StateGraph(MessagesAnnotation)");
@@ -98,7 +100,7 @@ export function withMemory<G extends AnyStateGraph>(graph: G, options: WithMemor
     ...(postloads(mode) ? episodeTools(options.episodes, options.store) : []),
     ...(options.tools ?? []),
   ];
-  const model = callModel({ ...options, mode });
+  const model = callModel(pickKnown({ ...options, mode }, OPTION_KEYS.callModel) as CallModelOptions);
   const writeOptions = toWriteOptions(options.extract);
   const writeFacts = writeMemory({ ...writeOptions, namespace: options.namespace, store: options.store });
   const episodes = options.episodes;

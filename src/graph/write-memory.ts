@@ -1,4 +1,6 @@
 import { MAX_TTL_MINUTES } from "../store/ttl.js";
+import { checkKnownKeys } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
@@ -66,6 +68,7 @@ export interface WriteMemoryOptions {
  * ```
  */
 export function writeMemory(options: WriteMemoryOptions): (state: { messages: BaseMessage[] }, config: LangGraphRunnableConfig) => Promise<Record<string, never>> {
+  checkKnownKeys(options, OPTION_KEYS.writeMemory);
   const { extractor, namespace, store, debounceSeconds = 0, ttl } = options ?? ({} as WriteMemoryOptions);
   if (extractor !== undefined && typeof (extractor as { save?: unknown })?.save !== "function") {
     throw new InvalidArgumentError("writeMemory's `extractor` must be a MemoryExtractor: new MemoryExtractor({ model })");

@@ -1,6 +1,7 @@
-import { checkBoolean, checkFunction, checkNumber, checkOptionsObject } from "../option-checks.js";
 import { classifyNamespace, isBookkeeping } from "../scope/layout-match.js";
 import { checkLayout, type MemoryLayout } from "../scope/memory-layout.js";
+import { checkBoolean, checkFunction, checkKnownKeys, checkNumber, checkOptionsObject } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import fs from "node:fs";
 import readline from "node:readline";
 import { InvalidArgumentError, MigrationVerificationError } from "../errors.js";
@@ -60,6 +61,7 @@ export interface MigrationReport {
 function checkMigrationOptions(options: MigrationOptions): void {
   checkOptionsObject(options, "migration options");
   if (options.layout !== undefined) checkLayout(options.layout, "migration options layout");
+  checkKnownKeys(options, OPTION_KEYS.migration);
   checkNumber(options.batchSize, "batchSize", { min: 1, integer: true, max: 1_000_000 });
   checkFunction(options.onProgress, "onProgress");
   checkBoolean(options.verify, "verify");

@@ -1,4 +1,5 @@
-import { checkBoolean, checkNumber } from "../option-checks.js";
+import { checkBoolean, checkKnownKeys, checkNumber } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, open, readFile, rename, writeFile, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
@@ -95,6 +96,7 @@ export class AuditLog {
   private closed = false;
 
   constructor(options: AuditLogOptions) {
+    checkKnownKeys(options, OPTION_KEYS.auditLog);
     if (!options || typeof options.path !== "string" || options.path.length === 0) {
       throw new InvalidArgumentError("AuditLog needs { path }: the directory for its files");
     }

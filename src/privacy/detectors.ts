@@ -5,7 +5,7 @@
  */
 
 /** The built-in detectors `createRedactor` can switch on. */
-export type DetectorName = "email" | "phone" | "card" | "iban" | "secret";
+export type DetectorName = "email" | "phone" | "card" | "iban" | "nino" | "secret";
 
 export interface Match {
   start: number;
@@ -46,16 +46,17 @@ function all(re: RegExp, text: string): Match[] {
   return [...text.matchAll(re)].map((m) => ({ start: m.index!, end: m.index! + m[0].length }));
 }
 
-// Local part and domain may hold any letters (IDN); the TLD is letters or punycode. "[at]"/"(at)" and "[dot]" spellings count too.
-const AT = String.raw`(?:\s?@\s?|\s?[\[(]\s?at\s?[\])]\s?)`;
-const DOT = String.raw`(?:\.|\s?[\[(]\s?dot\s?[\])]\s?)`;
-const EMAIL = new RegExp(
-  String.raw`(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]+${AT}[\p{L}\p{N}-]+(?:${DOT}[\p{L}\p{N}-]+)*${DOT}(?:\p{L}{2,}|xn--[a-z0-9-]+)(?![\p{L}\p{N}-])`,
-  "giu",
-);
+// Local part and domain may hold any letters (IDN); the TLD is letters or punycode. "[at]"/"(at)", "%40" and "[dot]" spellings
+// count too, and so does a quoted local part ("john doe"@example.com).
+const AT = String.raw`(?:\s?@\s?|%40|\s?[\[(]\s?at\s?[\])]\s?)`;
+const DOT = String.raw`(?:\.|%2e|\s?[\[(]\s?dot\s?[\])]\s?)`;
+const LOCAL = String.raw`(?:"[^"\r\n]{1,64}"|(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]+)`;
+const EMAIL = new RegExp(String.raw`${LOCAL}${AT}[\p{L}\p{N}-]+(?:${DOT}[\p{L}\p{N}-]+)*${DOT}(?:\p{L}{2,}|xn--[a-z0-9-]+)(?![\p{L}\p{N}-])`, "giu");
 
-// International or national numbers: +CC or a leading 0/(…), 7–15 digits in all.
-const PHONE = /(?<![A-Za-z0-9])(?:\+\d{1,3}[\s./_-]?)?(?:\(\d{1,4}\)[\s./_-]?)?\d{2,4}(?:[\s./_-]?\d{2,4}){2,4}(?![A-Za-z0-9])/g;
+// International or national numbers: +CC or a leading 0/(…), 7–15 digits in all. Groups are split by a separator with up
+// to three spaces or tabs around it (`555 . 123 . 4567`, `555  123  4567`), or by one line break.
+const SEP = String.raw`(?:[ \t]{0,3}[./_-]?[ \t]{0,3}|\r?\n)`;
+const PHONE = new RegExp(String.raw`(?<![A-Za-z0-9])(?:\+\d{1,3}${SEP})?(?:\(\d{1,4}\)${SEP})?\d{2,4}(?:${SEP}\d{2,4}){2,4}(?![A-Za-z0-9])`, "g");
 
 // Calendar dates (2024-05-01, 01.05.2024, 2024/05/01) are not phone numbers.
 const DATE = /^(?:\d{4}([-./])\d{1,2}\1\d{1,2}|\d{1,2}([-./])\d{1,2}\2\d{4})$/;
@@ -89,9 +90,13 @@ function groupWindows(text: string, run: RegExp, split: RegExp, minLen: number, 
   return out;
 }
 
-// Digit groups split by up to three spaces, dots, slashes, underscores or dashes.
-const CARD_RUN = /(?<!\d)\d+(?:[ ._/-]{1,3}\d+)*(?!\d)/g;
-const IBAN_RUN = /(?<![A-Za-z0-9])[A-Za-z0-9]+(?:[ ._/-]{1,3}[A-Za-z0-9]+)*(?![A-Za-z0-9])/g;
+// Digit groups split by up to three spaces, tabs, line breaks, dots, slashes, underscores or dashes.
+const CARD_RUN = /(?<!\d)\d+(?:[ \t\r\n._/-]{1,3}\d+)*(?!\d)/g;
+const IBAN_RUN = /(?<![A-Za-z0-9])[A-Za-z0-9]+(?:[ \t\r\n._/-]{1,3}[A-Za-z0-9]+)*(?![A-Za-z0-9])/g;
+
+// UK National Insurance numbers: two letters (not D, F, I, U, V; O not second; not BG, GB, KN, NK, NT, TN, ZZ), six
+// digits in pairs, a suffix A-D; spaced, dashed or dotted. (The example prefix QQ, which HMRC never issues, counts too.)
+const NINO = /(?<![A-Za-z0-9])(?!(?:BG|GB|KN|NK|NT|TN|ZZ))[A-CEGHJ-TW-Z][A-CEGHJ-NP-TW-Z][ .-]{0,2}\d{2}[ .-]{0,2}\d{2}[ .-]{0,2}\d{2}[ .-]{0,2}[A-D](?![A-Za-z0-9])/gi;
 const GROUP_DIGITS = /\d+/g;
 const GROUP_ALNUM = /[A-Za-z0-9]+/g;
 
@@ -124,7 +129,7 @@ const BEARER = /(?<=\bbearer\s+)[A-Za-z0-9._~+/=-]{16,}/gi;
 // Random-looking 40-char base64 (AWS secret access keys and the like): upper, lower and digit all present.
 const HIGH_ENTROPY = /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
 
-function secretMatches(text: string): Match[] {
+function directSecretMatches(text: string): Match[] {
   return [
     ...all(PEM, text),
     ...all(TOKENS, text),
@@ -139,11 +144,60 @@ function secretMatches(text: string): Match[] {
   ];
 }
 
+const TOKEN_CHAR = /[A-Za-z0-9_+/=.-]/;
+
+/**
+ * `text` with every line break (and the spaces or tabs around it) that sits
+ * between two token characters removed — a key pasted over two lines, base64
+ * wrapped at 76 columns — and, for each position, where it came from.
+ */
+function unwrapLines(text: string): { text: string; origin: number[] } | undefined {
+  if (!/[A-Za-z0-9_+/=.-][ \t]*\r?\n[ \t]*[A-Za-z0-9_+/=.-]/.test(text)) return undefined;
+  let out = "";
+  const origin: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const m = /^[ \t]*\r?\n[ \t]*/.exec(text.slice(i, i + 64));
+    if (m && m[0].length > 0 && i > 0 && TOKEN_CHAR.test(text[i - 1]!) && TOKEN_CHAR.test(text[i + m[0].length] ?? "")) {
+      i += m[0].length - 1;
+      continue;
+    }
+    out += text[i];
+    origin.push(i);
+  }
+  origin.push(text.length);
+  return { text: out, origin };
+}
+
+// A run of base64 (standard or URL-safe) long enough to hold a key.
+const BASE64_RUN = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/=_-])/g;
+
+/** Base64 runs whose decoded text holds a secret (a key wrapped in base64 to hide it, or a config blob). */
+function base64Secrets(text: string): Match[] {
+  return all(BASE64_RUN, text).filter((m) => {
+    const decoded = Buffer.from(text.slice(m.start, m.end).replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("utf8");
+    return /^[\x20-\x7e\t\r\n]*$/.test(decoded) && directSecretMatches(decoded).length > 0;
+  });
+}
+
+function secretMatches(text: string): Match[] {
+  const out = [...directSecretMatches(text), ...base64Secrets(text)];
+  const u = unwrapLines(text);
+  if (u) {
+    for (const m of [...directSecretMatches(u.text), ...base64Secrets(u.text)]) {
+      const start = u.origin[m.start]!;
+      const end = u.origin[m.end - 1]! + 1;
+      if (text.slice(start, end).includes("\n")) out.push({ start, end });
+    }
+  }
+  return out;
+}
+
 /** Every detector: a function from normalised text to the ranges it covers. */
 export const DETECTOR_MATCHERS: Record<DetectorName, { label: string; find: (text: string) => Match[] }> = {
   secret: { label: "SECRET", find: secretMatches },
   email: { label: "EMAIL", find: (t) => all(EMAIL, t) },
   card: { label: "CARD", find: (t) => groupWindows(t, CARD_RUN, GROUP_DIGITS, 13, 19, luhnValid, () => true) },
+  nino: { label: "NINO", find: (t) => all(NINO, t) },
   iban: {
     label: "IBAN",
     find: (t) => groupWindows(t, IBAN_RUN, GROUP_ALNUM, 15, 34, ibanValid, (g) => /^[A-Za-z]{2}\d{2}/.test(g)),

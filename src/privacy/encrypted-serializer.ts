@@ -1,4 +1,5 @@
-import { checkBoolean } from "../option-checks.js";
+import { checkBoolean, checkKnownKeys } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import { JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { EncryptionError, InvalidArgumentError } from "../errors.js";
 import { aeadOpen, aeadSeal, resolveKey, type EncryptionKey } from "../store/aead.js";
@@ -43,6 +44,7 @@ export class EncryptedSerializer implements SerializerProtocol {
 
   static async create(options: EncryptedSerializerOptions): Promise<EncryptedSerializer> {
     if (!options || options.key === undefined) throw new InvalidArgumentError("EncryptedSerializer needs { key }");
+    checkKnownKeys(options, OPTION_KEYS.encryptedSerializer);
     checkBoolean(options.readPlaintext, "readPlaintext");
     return new EncryptedSerializer(await resolveKey(options.key), options.inner ?? new JsonPlusSerializer(), options.readPlaintext ?? true);
   }

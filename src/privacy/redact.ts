@@ -1,4 +1,6 @@
 import { InvalidArgumentError, InvalidOptionError, RedactionError } from "../errors.js";
+import { checkKnownKeys } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import { DETECTOR_MATCHERS, type DetectorName } from "./detectors.js";
 import { normalizeForMatching, originalRange, replaceSpans, type Span } from "./normalize.js";
 
@@ -22,7 +24,7 @@ export type TextRedactor = ((text: string) => string) & {
 export interface RedactorOptions {
   /**
    * Built-in detectors to apply, in this order.
-   * @default ["secret", "email", "card", "iban", "phone"]
+   * @default ["secret", "email", "card", "iban", "nino", "phone"]
    */
   detectors?: DetectorName[];
   /**
@@ -34,12 +36,13 @@ export interface RedactorOptions {
 }
 
 /** Every built-in detector, in the order they run by default. */
-export const DEFAULT_DETECTORS: readonly DetectorName[] = ["secret", "email", "card", "iban", "phone"];
+export const DEFAULT_DETECTORS: readonly DetectorName[] = ["secret", "email", "card", "iban", "nino", "phone"];
 
 /**
  * A redactor made of the built-in detectors (e-mail addresses, phone
  * numbers, payment card numbers that pass the Luhn check, IBANs that pass
- * mod-97, API keys, tokens, private keys and `password=`-style secrets),
+ * mod-97, UK National Insurance numbers, API keys and tokens (also split
+ * over lines or wrapped in base64), private keys and `password=`-style secrets),
  * each replaced by a typed placeholder such as `[EMAIL]` or `[CARD]`.
  * Matching runs on a normalised copy of the text (NFKC, every Unicode digit
  * as 0-9, invisible characters dropped), and only the matched ranges of the
@@ -53,6 +56,7 @@ export const DEFAULT_DETECTORS: readonly DetectorName[] = ["secret", "email", "c
  */
 export function createRedactor(options: RedactorOptions = {}): TextRedactor {
   if (options === null || typeof options !== "object") throw new InvalidOptionError("createRedactor options", options, "an options object or undefined");
+  checkKnownKeys(options, OPTION_KEYS.redactor);
   if (options.detectors !== undefined && !Array.isArray(options.detectors)) throw new InvalidOptionError("detectors", options.detectors, "an array of detector names");
   const names = options.detectors ?? [...DEFAULT_DETECTORS];
   for (const name of names) {

@@ -1,4 +1,5 @@
-import { checkFunction, checkNumber } from "../option-checks.js";
+import { checkFunction, checkNumber, checkOptions } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import type { BaseStore, Item } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
 
@@ -36,6 +37,7 @@ export interface CleanupReport {
  * `keepLast` newest. For expiry set at write time, use TTLs instead.
  */
 export async function cleanup(store: BaseStore, options: CleanupOptions): Promise<CleanupReport> {
+  checkOptions(options, "cleanup options", OPTION_KEYS.cleanup, { optional: false });
   const { maxAge, keepLast } = options;
   if (maxAge === undefined && keepLast === undefined) throw new InvalidArgumentError("cleanup needs maxAge, keepLast or both");
   if (maxAge !== undefined && !(Number.isFinite(maxAge) && maxAge >= 0)) throw new InvalidArgumentError(`maxAge must be minutes ≥ 0, got ${String(maxAge)}`);
@@ -117,6 +119,7 @@ export async function runRetention(store: BaseStore, rules: RetentionRule[]): Pr
  */
 export function scheduleRetention(store: BaseStore, rules: RetentionRule[], options: RetentionScheduleOptions = {}): () => void {
   // setInterval holds at most 2^31-1 ms (~35,791 minutes); longer would fire every millisecond.
+  checkOptions(options, "scheduleRetention options", OPTION_KEYS.retentionSchedule);
   checkNumber(options.everyMinutes, "everyMinutes", { min: 0, minInclusive: false, max: 35_791 });
   checkFunction(options.onError, "onError");
   checkFunction(options.onRun, "onRun");

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, ProcedureChangeRejectedError } from "../errors.js";
 import { looksSecret } from "../extract/parse.js";
+import { normalizeForChecks } from "../prompt/prompt-text.js";
 import { lineDiff, type LineDiff } from "./diff.js";
 
 /** Bounds on one change of learned instructions. */
@@ -54,13 +55,33 @@ export function resolveLimits(limits: ProcedureLimits | undefined): Required<Pro
   return out;
 }
 
-/** Why text looks unsafe as instructions, or undefined. */
+// The patterns above for text spelled out letter by letter with single spaces throughout ("i g n o r e a l l …"),
+// which reads as one word once joined: the same verbs and objects, without word boundaries.
+const SQUASHED_UNSAFE_PATTERNS: readonly RegExp[] = [
+  /(ignore|disregard|forget|override|bypass)[a-z]{0,40}(instructions?|rules?|prompts?|guidelines?|polic(y|ies)|guardrails?)/i,
+  /(reveal|print|show|repeat|leak)[a-z]{0,30}(systemprompt|instructions|secrets?|apikeys?|passwords?)/i,
+  /(developer|god|jailbreak|dan)mode/i,
+  /no(restrictions|limits|rules)/i,
+];
+
+/**
+ * Why text looks unsafe as instructions, or undefined. The patterns read
+ * the text normalised as redaction reads it (fullwidth letters, zero-width
+ * characters and soft hyphens undone), with look-alike letters (Cyrillic
+ * `і`, `о`, …) folded to Latin and spaced-out letters joined
+ * (`normalizeForChecks`).
+ */
 export function unsafeInstructionReason(text: string): string | undefined {
+  const checked = normalizeForChecks(text);
   for (const p of UNSAFE_INSTRUCTION_PATTERNS) {
-    const m = p.exec(text);
+    const m = p.exec(checked);
     if (m) return `it contains ${JSON.stringify(m[0])}, which tries to override or leak instructions`;
   }
-  if (looksSecret(text)) return "it looks like it contains a secret (a key, password, card or account number)";
+  for (const run of checked.match(/[a-z]{12,}/gi) ?? []) {
+    const m = SQUASHED_UNSAFE_PATTERNS.map((p) => p.exec(run)).find(Boolean);
+    if (m) return `it contains ${JSON.stringify(m[0])} spelled out letter by letter, which tries to override or leak instructions`;
+  }
+  if (looksSecret(checked)) return "it looks like it contains a secret (a key, password, card or account number)";
   return undefined;
 }
 

@@ -1,5 +1,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { InvalidArgumentError } from "../errors.js";
+import { checkBoolean, checkHasMethods, checkKnownKeys, checkNumber, checkObject, checkOptions, checkString } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import type { MemoryLogger } from "../scope/background-runs.js";
 import type { FeedbackRecord } from "./feedback.js";
 import { resolveLimits, type ProcedureLimits } from "./limits.js";
@@ -137,10 +139,6 @@ export const OPTIMIZER_DEFAULTS = {
   retryDelaySeconds: 1,
 } as const;
 
-const KNOWN = new Set<string>([
-  "model", "strategy", "limits", "maxCallsPerRun", "maxCharsPerRun", "agentWide", "applyUserFeedbackToEveryUserWithoutReview", "rejectUnsafe",
-  "maxFeedbackPerRun", "retainUsedFeedbackDays", "prompts", "maxReplyChars", "maxAttempts", "retryDelaySeconds", "onReview", "logger",
-]);
 
 /** The option's value, or the default when it is absent (`null` is a value, and is refused). */
 const or = <T>(v: unknown, dflt: T): unknown => (v === undefined ? dflt : v);
@@ -165,7 +163,7 @@ function bool(o: Record<string, unknown>, name: string, dflt: boolean): boolean 
 export function resolveOptimizerOptions(options: ProcedureOptimizerOptions): ResolvedOptimizerOptions {
   if (!options || typeof options !== "object" || Array.isArray(options)) throw new InvalidArgumentError("ProcedureOptimizer needs an options object: { model, ... }");
   const o = options as unknown as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (!KNOWN.has(k)) throw new InvalidArgumentError(`ProcedureOptimizer has no option ${JSON.stringify(k)}`);
+  checkOptimizerShape(options);
   if (!o.model || typeof (o.model as { invoke?: unknown }).invoke !== "function") throw new InvalidArgumentError("ProcedureOptimizer needs `model`: a LangChain chat model");
   const strategy = or(o.strategy, OPTIMIZER_DEFAULTS.strategy) as OptimizerStrategy;
   if (!OPTIMIZER_STRATEGIES.includes(strategy)) throw bad("strategy", OPTIMIZER_STRATEGIES.map((s) => JSON.stringify(s)).join(", ").replace(/, ([^,]*)$/, " or $1"), o.strategy);
@@ -206,4 +204,23 @@ export function resolveOptimizerOptions(options: ProcedureOptimizerOptions): Res
     ...(o.onReview ? { onReview: o.onReview as ProcedureReviewHook } : {}),
     logger: logger as MemoryLogger,
   };
+}
+
+/**
+ * The shape checks of `new ProcedureOptimizer(options)`, before its own
+ * range checks: the options object and its nested `limits` and `prompts`
+ * have only known keys, and every option that is given has its type
+ * (`null` is never "the default"). Throws `InvalidOptionError` naming the
+ * option (`UnknownOptionError` with the near miss for an unknown key).
+ */
+function checkOptimizerShape(options: ProcedureOptimizerOptions): void {
+  checkOptions(options, "ProcedureOptimizer options", OPTION_KEYS.procedureOptimizer, { optional: false });
+  checkNumber(options.retryDelaySeconds, "retryDelaySeconds", { min: 0, max: 86_400 });
+  checkObject(options.limits, "limits");
+  checkKnownKeys(options.limits, OPTION_KEYS.procedureLimits, "limits.");
+  checkBoolean(options.rejectUnsafe, "rejectUnsafe");
+  checkObject(options.prompts, "prompts");
+  checkKnownKeys(options.prompts, OPTIMIZER_PROMPT_KEYS, "prompts.");
+  for (const name of OPTIMIZER_PROMPT_KEYS) checkString(options.prompts?.[name], `prompts.${name}`);
+  checkHasMethods(options.logger, "logger", ["warn", "error"]);
 }

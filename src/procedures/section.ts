@@ -1,6 +1,9 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
+import { checkHasMethods, checkKnownKeys, checkString } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
+import { escapePromptText } from "../prompt/prompt-text.js";
 import { resolveStore } from "../scope/resolve-store.js";
 import { runValue } from "../scope/run-values.js";
 import type { MemoryLogger } from "../scope/background-runs.js";
@@ -47,12 +50,15 @@ export interface ProcedureOptions {
   logger?: MemoryLogger;
 }
 
-/** Validates procedure options (at construction); throws InvalidArgumentError. */
+/** Validates procedure options (at construction); throws InvalidArgumentError (InvalidOptionError naming `procedures.<key>`). */
 export function checkProcedureOptions(options: ProcedureOptions | undefined): void {
   if (options === undefined) return;
   if (!options || typeof options !== "object" || typeof options.agentId !== "string" || options.agentId === "") {
     throw new InvalidArgumentError(`procedures needs { agentId: "..." }, got ${JSON.stringify(options)}`);
   }
+  checkKnownKeys(options, OPTION_KEYS.procedures, "procedures.");
+  checkString(options.name, "procedures.name");
+  checkHasMethods(options.store, "procedures.store", ["batch"]);
   if (options.userKey !== undefined && options.userKey !== false && (typeof options.userKey !== "string" || options.userKey === "")) {
     throw new InvalidArgumentError(`procedures.userKey must be a placeholder name or false, got ${JSON.stringify(options.userKey)}`);
   }
@@ -104,6 +110,7 @@ export async function learnedInstructionsSection(
 export function buildLearnedSection(agent: string | undefined, user: string | undefined, maxTokens: number): { text?: string; cut: SectionFit["cut"] } {
   const head = [LEARNED_INSTRUCTIONS_HEADER, LEARNED_INSTRUCTIONS_PREAMBLE];
   const room = maxTokens * 4 - head.join("\n").length;
-  const fit = fitSection(agent ? agent.split("\n") : [], user ? user.split("\n") : undefined, room);
+  // Stored instructions are escaped (role tags and the package's headers neutralised) before they join the section.
+  const fit = fitSection(agent ? escapePromptText(agent).split("\n") : [], user ? escapePromptText(user).split("\n") : undefined, room);
   return { ...(fit.lines.length ? { text: [...head, ...fit.lines].join("\n") } : {}), cut: fit.cut };
 }

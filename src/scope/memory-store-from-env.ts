@@ -1,10 +1,13 @@
 import type { BaseStore, IndexConfig } from "@langchain/langgraph-checkpoint";
 import { localMemoryIndex } from "../embeddings/local-index.js";
+import { checkKnownKeys, checkObject, checkOptions } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import { MemoryStoreConfigError } from "../errors.js";
 import { HNSWStore } from "../store/hnsw/hnsw-store.js";
 import type { HNSWStoreOptions } from "../store/hnsw/options.js";
 import type { PostgresStoreSettings } from "../store/postgres/settings.js";
 import { RemoteStore, type RemoteStoreOptions } from "../store/remote/remote-store.js";
+import { redactUrl, urlHasCredentials } from "../store/redact-url.js";
 import { LazyStore } from "./lazy-store.js";
 
 /** The environment variables {@link memoryStoreFromEnv} reads. */
@@ -95,7 +98,9 @@ export function memoryStoreKindFromEnv(env: Record<string, string | undefined> =
  *
  * Exactly one must be set, else `MemoryStoreConfigError` (at this call, before
  * anything is opened); so is a URL that is not `http(s)://` or a database URL
- * that is not `postgres(ql)://`. A relative `LANGGRAPH_MEMORY_PATH` is taken
+ * that is not `postgres(ql)://`, a `LANGGRAPH_MEMORY_URL` with a user name or
+ * password (put the key in `LANGGRAPH_MEMORY_API_KEY`) and a path with a NUL
+ * character. Errors show URLs without user, password or query. A relative `LANGGRAPH_MEMORY_PATH` is taken
  * from the process's working directory. Nothing is opened here: every store opens at its first
  * operation. Pass the result as the `store` OPTION of `withMemory`,
  * `memoryMiddleware`, `callModel`, … — not (only) to `compile({ store })`,
@@ -113,22 +118,37 @@ function checkProtocol(name: string, value: string, allowed: string[]): void {
   try {
     protocol = new URL(value).protocol;
   } catch {
-    throw new MemoryStoreConfigError(`memoryStoreFromEnv: ${name} is not a valid URL: ${JSON.stringify(redact(value))}`);
+    throw new MemoryStoreConfigError(`memoryStoreFromEnv: ${name} is not a valid URL: ${JSON.stringify(redactUrl(value))} (characters such as / @ : in a password must be percent-encoded)`);
   }
   if (!allowed.includes(protocol)) {
     throw new MemoryStoreConfigError(`memoryStoreFromEnv: ${name} must be a ${allowed.join(" or ")} URL, got ${JSON.stringify(protocol)}`);
   }
 }
 
-/** A URL with its password (if any) masked, for error messages. */
-function redact(value: string): string {
-  return value.replace(/\/\/([^:/@]*):[^@/]*@/, "//$1:***@");
-}
-
 export function memoryStoreFromEnv(options: MemoryStoreFromEnvOptions = {}): BaseStore {
+  checkOptions(options, "memoryStoreFromEnv options", OPTION_KEYS.memoryStoreFromEnv);
+  checkObject(options.env, "env");
+  checkObject(options.hnsw, "hnsw");
+  checkObject(options.postgres, "postgres");
+  checkObject(options.remote, "remote");
+  // Named with their prefix here (the store would name them without it).
+  checkKnownKeys(options.hnsw, OPTION_KEYS.hnswStore.filter((k) => k !== "path" && k !== "index"), "hnsw.");
+  checkKnownKeys(options.postgres, OPTION_KEYS.postgresStore.filter((k) => k !== "index"), "postgres.");
+  checkKnownKeys(options.remote, OPTION_KEYS.remoteStore.filter((k) => k !== "url" && k !== "apiKey"), "remote.");
   const env = options.env ?? process.env;
   const kind = memoryStoreKindFromEnv(env);
-  if (kind === "remote") checkProtocol(MEMORY_STORE_ENV.url, present(env, MEMORY_STORE_ENV.url)!, ["http:", "https:"]);
+  if (kind === "remote") {
+    const url = present(env, MEMORY_STORE_ENV.url)!;
+    checkProtocol(MEMORY_STORE_ENV.url, url, ["http:", "https:"]);
+    if (urlHasCredentials(url)) {
+      throw new MemoryStoreConfigError(
+        `memoryStoreFromEnv: ${MEMORY_STORE_ENV.url} carries a user name or password (${JSON.stringify(redactUrl(url))}); fetch refuses such URLs and they would show in every error. Put the key in ${MEMORY_STORE_ENV.apiKey} instead`,
+      );
+    }
+  }
+  if (kind === "hnsw" && present(env, MEMORY_STORE_ENV.path)!.includes("\0")) {
+    throw new MemoryStoreConfigError(`memoryStoreFromEnv: ${MEMORY_STORE_ENV.path} contains a NUL character, which no file system path can hold`);
+  }
   if (kind === "postgres") checkProtocol(MEMORY_STORE_ENV.databaseUrl, present(env, MEMORY_STORE_ENV.databaseUrl)!, ["postgres:", "postgresql:"]);
   const index = (): IndexConfig => options.index ?? localMemoryIndex();
   if (kind === "remote") {

@@ -1,13 +1,16 @@
-import { checkBoolean, checkFunction, checkString } from "../option-checks.js";
+import { checkBoolean, checkFunction, checkKnownKeys, checkString } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import Fastify, { type FastifyInstance } from "fastify";
 import { InvalidArgumentError } from "../errors.js";
 import { installAuth } from "./auth.js";
+import { checkOneHost } from "./host-guard.js";
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from "./http-errors.js";
 import { installJsonDepthLimit } from "./json-body.js";
 import { MAX_ID_LENGTH, registerMemoryRoutes } from "./memory-routes.js";
 import { checkLayout, defaultMemoryLayout } from "../scope/memory-layout.js";
 import type { MemoryServerOptions } from "./options.js";
+import { requestLogger } from "./request-log.js";
 import { installResponseLimit } from "./response-limits.js";
 import { applySecurityHeaders } from "./security-headers.js";
 import { registerStoreRoutes } from "./store-routes.js";
@@ -48,9 +51,11 @@ export function createMemoryServer(options: MemoryServerOptions): FastifyInstanc
   for (const key of Array.isArray(options.apiKey) ? options.apiKey : options.apiKey !== undefined ? [options.apiKey] : []) {
     if (typeof key !== "string" || key.length < 8) throw new InvalidArgumentError("each apiKey must be a string of at least 8 characters");
   }
+  checkKnownKeys(options, OPTION_KEYS.memoryServer);
   checkFunction(options.authenticate, "authenticate");
   checkBoolean(options.allowUnauthenticated, "allowUnauthenticated");
   checkBoolean(options.closeStore, "closeStore");
+  checkBoolean(options.logValues, "logValues");
   checkString(options.usersLabel, "usersLabel");
   const usersLabel = options.usersLabel ?? "users";
   if (!usersLabel || usersLabel.includes(".") || usersLabel === "langgraph") {
@@ -66,7 +71,7 @@ export function createMemoryServer(options: MemoryServerOptions): FastifyInstanc
   }
 
   const app = Fastify({
-    logger: options.logger ?? { level: "info" },
+    logger: requestLogger(options.logger, { logValues: options.logValues }),
     bodyLimit: positiveInteger("bodyLimit", options.bodyLimit, 1024 * 1024),
     requestTimeout: positiveInteger("requestTimeout", options.requestTimeout, 30_000),
     // No type coercion (a label 1 stays a number and is refused) and no silent dropping of unknown fields.
@@ -75,15 +80,18 @@ export function createMemoryServer(options: MemoryServerOptions): FastifyInstanc
     routerOptions: { maxParamLength: MAX_ID_LENGTH * 12 },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
+    // Node's own refusal of a request without Host has none of the server's headers: checkOneHost refuses it instead.
+    http: { requireHostHeader: false },
   });
   app.decorate("memoryStore", options.store);
-  installErrorHandling(app);
+  installErrorHandling(app, { logValues: options.logValues });
   installJsonDepthLimit(app, maxJsonDepth);
   app.addHook("onSend", async (_request, reply, payload) => {
     applySecurityHeaders(reply);
     return payload;
   });
   installResponseLimit(app, maxResponseBytes);
+  app.addHook("onRequest", async (request) => checkOneHost(request));
   installAuth(app, options);
 
   app.get("/ok", { config: { access: "public" } }, async () => ({ ok: true }));

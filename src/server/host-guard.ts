@@ -1,5 +1,5 @@
 import type { FastifyRequest } from "fastify";
-import { HostNotAllowedError } from "../errors.js";
+import { HostNotAllowedError, InvalidArgumentError } from "../errors.js";
 
 /** The `Host` names a server without credentials answers by default (with the port it listens on). */
 export const LOOPBACK_HOSTS: readonly string[] = ["127.0.0.1", "localhost", "[::1]"];
@@ -44,4 +44,23 @@ export function checkHost(request: FastifyRequest, allowed: readonly string[]): 
     `Host ${JSON.stringify(host ?? "")} is not one this server answers without credentials (allowed: ${allowed.join(", ")}, on port ${request.socket?.localPort ?? "any"}); ` +
       "open it as http://127.0.0.1:<port>/, or add the name to allowedHosts",
   );
+}
+
+/**
+ * HTTP/1.1 requires exactly one `Host` header (RFC 9112 §3.2: a request
+ * without one, or with several, is answered 400). Node would answer a
+ * request without `Host` itself, with an empty body and none of the
+ * server's headers, and keep the first of two; the server turns that check
+ * off (`requireHostHeader: false`) and makes it here, so the refusal is the
+ * server's own error with its headers.
+ *
+ * @throws {InvalidArgumentError} (HTTP 400) saying how many it carried.
+ */
+export function checkOneHost(request: FastifyRequest): void {
+  const raw = request.raw.rawHeaders;
+  let hosts = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() === "host") hosts++;
+  // An HTTP/2 request names its authority in `:authority`, which Node maps to `host`.
+  if (hosts === 0 && request.raw.httpVersionMajor === 2 && request.headers.host) hosts = 1;
+  if (hosts !== 1) throw new InvalidArgumentError(`a request must carry exactly one Host header; this one carried ${hosts}`);
 }

@@ -3,6 +3,7 @@ import type { Duplex } from "node:stream";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { errorToWire, type WireError } from "../store/remote/wire.js";
 import { MAX_ID_LENGTH } from "./memory-routes.js";
+import { errorLogFields, type RequestLogSettings } from "./request-log.js";
 import { API_CSP, applySecurityHeaders, SECURITY_HEADERS } from "./security-headers.js";
 
 /**
@@ -46,7 +47,8 @@ export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequ
  * an oversized body `PayloadTooLargeError` (413), store errors keep their
  * names (locked, closed, corrupt → 503), unknown routes `NotFoundError`.
  */
-export function installErrorHandling(app: FastifyInstance): void {
+export function installErrorHandling(app: FastifyInstance, settings: RequestLogSettings = {}): void {
+  const logValues = settings.logValues === true;
   app.setErrorHandler((error: FastifyError, request, reply) => {
     let body: WireError;
     if (error.validation) {
@@ -58,8 +60,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     } else {
       body = errorToWire(error);
     }
-    if (body.statusCode >= 500) request.log.error({ err: error }, "request failed");
-    else request.log.info({ error: body.error, message: body.message }, "request refused");
+    const fields = errorLogFields(error, body.error, body.statusCode, request, logValues);
+    if (body.statusCode >= 500) request.log.error(fields, "request failed");
+    else request.log.info(fields, "request refused");
     return reply.code(body.statusCode).send(body);
   });
   app.setNotFoundHandler((request, reply) =>

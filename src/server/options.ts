@@ -70,10 +70,20 @@ export interface MemoryServerOptions {
   requestTimeout?: number;
   /**
    * Fastify's logger (pino): `false` for none, `true` or pino options for a
-   * structured request log.
+   * structured request log. Its lines carry request ids, methods, routes
+   * as declared, statuses, error classes and timings — no URLs, labels,
+   * keys, filter values or error messages unless `logValues` is set (your
+   * own `serializers` replace the server's).
    * @default { level: "info" }
    */
   logger?: FastifyServerOptions["logger"];
+  /**
+   * Also log request URLs (with their labels and query strings), client
+   * addresses and error messages (which name the offending values). Logs
+   * then hold personal data: turn it on for debugging only.
+   * @default false
+   */
+  logValues?: boolean;
   /**
    * Fastify plugins registered after the auth hook (so it applies to them);
    * they can call `scopeFor(request)` and use `app.memoryStore`.

@@ -1,8 +1,10 @@
 import { InvalidArgumentError } from "../errors.js";
+import { checkOptions, pickKnown } from "../option-checks.js";
+import { OPTION_KEYS } from "../option-keys.js";
 import { isLoopback } from "./auth.js";
 import { createMemoryServer } from "./create-server.js";
 import { LOOPBACK_HOSTS } from "./host-guard.js";
-import type { StartMemoryServerOptions } from "./options.js";
+import type { MemoryServerOptions, StartMemoryServerOptions } from "./options.js";
 
 /** A running memory server. */
 export interface RunningMemoryServer {
@@ -23,6 +25,7 @@ export interface RunningMemoryServer {
  * ```
  */
 export async function startMemoryServer(options: StartMemoryServerOptions): Promise<RunningMemoryServer> {
+  checkOptions(options, "startMemoryServer options", OPTION_KEYS.startMemoryServer, { optional: false });
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? 8787;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError(`port must be an integer from 0 to 65535, got ${JSON.stringify(port)}`);
@@ -32,7 +35,7 @@ export async function startMemoryServer(options: StartMemoryServerOptions): Prom
   // The address it listens on is a name it answers to (e.g. 127.0.0.2), besides the loopback defaults.
   const listenName = host.includes(":") ? `[${host}]` : host;
   const allowedHosts = options.allowedHosts ?? (LOOPBACK_HOSTS.includes(listenName) ? undefined : [...LOOPBACK_HOSTS, listenName]);
-  const app = createMemoryServer({ ...options, allowedHosts });
+  const app = createMemoryServer(pickKnown({ ...options, allowedHosts }, OPTION_KEYS.memoryServer) as MemoryServerOptions);
   await app.listen({ host, port });
   const address = app.server.address();
   const actualPort = typeof address === "object" && address ? address.port : port;

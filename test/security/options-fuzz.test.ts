@@ -24,6 +24,10 @@ import {
   KeywordIndex,
   MemoryError,
   MemoryExtractor,
+  MemoryStoreConfigError,
+  memoryStoreFromEnv,
+  ProcedureOptimizer,
+  UnknownOptionError,
   migrateStore,
   ProtectedStore,
   recallMemoryContext,
@@ -186,6 +190,38 @@ const TARGETS: Target[] = [
     options: { limit: ["int+", [0]], scoreThreshold: "cos", fillWithRecent: "bool", recentScanLimit: "int+", maxTokens: "int+", systemPrompt: "str", queryBuilder: "fn", mode: "str" },
   },
   {
+    name: "callModel procedures",
+    make: (o) => callModel(o as never),
+    base: () => ({ model: model(), namespace: ["users", "{user_id}"], store: store(), procedures: { agentId: "bot" } }),
+    options: { "procedures.name": "str", "procedures.store": "obj", "procedures.userKey": ["str", [false]], "procedures.maxTokens": "int+" },
+  },
+  {
+    name: "ProcedureOptimizer",
+    make: (o) => new ProcedureOptimizer(o as never),
+    base: () => ({ model: model() }),
+    options: {
+      retryDelaySeconds: "num0",
+      limits: "obj",
+      "limits.maxChars": ["int+", [Infinity]],
+      "limits.maxChangedLines": ["int+", [Infinity]],
+      rejectUnsafe: "bool",
+      prompts: "obj",
+      "prompts.metaprompt": "str",
+      logger: "obj",
+      maxAttempts: "int+",
+      maxCallsPerRun: "int+",
+      maxCharsPerRun: "int+",
+      maxFeedbackPerRun: "int+",
+      maxReplyChars: "int+",
+    },
+  },
+  {
+    name: "memoryStoreFromEnv",
+    make: (o) => memoryStoreFromEnv(o as never),
+    base: () => ({ env: { LANGGRAPH_MEMORY_PATH: "/tmp/never-opened-memory" }, index: index() }),
+    options: { env: "obj", hnsw: "obj", postgres: "obj", remote: "obj", "hnsw.compactLogRatio": "num0", "hnsw.durability": "str" },
+  },
+  {
     name: "withMemory",
     make: (o) => withMemory(new StateGraph(MessagesAnnotation) as never, o as never),
     base: () => ({ model: model(), namespace: ["users", "{user_id}"], store: store() }),
@@ -319,4 +355,72 @@ describe("option fuzzing: every public constructor and factory refuses unusable 
       expect(failures).toEqual([]);
     });
   }
+});
+
+/** A misspelling of `key` that a person makes: another case, or a letter dropped. */
+function typo(key: string): string {
+  return key.toLowerCase() !== key ? key.toLowerCase() : key.length > 4 ? key.slice(0, -2) + key.slice(-1) : `${key}s`;
+}
+
+describe("unknown keys: every public options object refuses them by name and suggests the near miss", () => {
+  const seen = { tried: 0, held: 0 };
+  afterAll(() => console.log(`unknown option keys: ${seen.held}/${seen.tried} held`));
+  for (const t of TARGETS) {
+    it(t.name, async () => {
+      const failures: string[] = [];
+      const paths = new Set<string>();
+      for (const option of Object.keys(t.options)) {
+        const parts = option.split(".");
+        paths.add(option);
+        if (parts.length > 1) paths.add(`${parts.slice(0, -1).join(".")}.noSuchOption`);
+      }
+      paths.add("noSuchOption");
+      for (const path of paths) {
+        const parts = path.split(".");
+        const leaf = parts.pop()!;
+        const prefix = parts.length ? `${parts.join(".")}.` : "";
+        const wrong = leaf === "noSuchOption" ? leaf : typo(leaf);
+        if (wrong === leaf) continue;
+        const given = `${prefix}${wrong}`;
+        seen.tried++;
+        let outcome: string;
+        try {
+          const made = await Promise.resolve(t.make(withOption(t.base(), given, 1)));
+          await t.dispose?.(made);
+          outcome = "accepted";
+        } catch (err) {
+          const e = err as UnknownOptionError;
+          const suggestion = leaf === "noSuchOption" ? undefined : path;
+          outcome =
+            e instanceof UnknownOptionError && e.option === given && e.message.includes(given) && (suggestion === undefined || e.suggestion === suggestion)
+              ? "held"
+              : `${(err as Error)?.name}: ${String((err as Error)?.message).slice(0, 100)}`;
+        }
+        if (outcome === "held") seen.held++;
+        else failures.push(`${t.name} ${given} ${outcome}`);
+      }
+      expect(failures).toEqual([]);
+    });
+  }
+
+  it("the typo from the report: PostgresMemoryStore hnsw.indexworkers suggests hnsw.indexWorkers", () => {
+    const err = (() => {
+      try {
+        new PostgresMemoryStore({ connectionString: "postgres://u@127.0.0.1:1/db", hnsw: { indexworkers: 2 } } as never);
+      } catch (e) {
+        return e as UnknownOptionError;
+      }
+    })();
+    seen.tried++;
+    expect(err).toBeInstanceOf(UnknownOptionError);
+    expect(err?.message).toMatch(/unknown option hnsw\.indexworkers \(did you mean hnsw\.indexWorkers\?\)/);
+    seen.held++;
+  });
+
+  it("a NUL in LANGGRAPH_MEMORY_PATH (or an HNSWStore path) is a named error, not a raw TypeError", () => {
+    seen.tried += 2;
+    expect(() => memoryStoreFromEnv({ env: { LANGGRAPH_MEMORY_PATH: "/tmp/a\0b" } })).toThrow(MemoryStoreConfigError);
+    expect(() => new HNSWStore({ path: "/tmp/a\0b" })).toThrow(/path must be a path without NUL/);
+    seen.held += 2;
+  });
 });

@@ -110,6 +110,35 @@ export function redactionCorpus(): RedactionCase[] {
     add(`secret ${name} zwsp`, wrap(interleave(text, "\u200B")), [needle]);
     add(`secret ${name} fullwidth`, wrap(fullwidth(text)), [needle]);
   }
+  // Formats real text uses: repeated separators, line breaks, encodings.
+  for (const [n, phone] of Object.entries({ "spaced dots": "555 . 123 . 4567", "double spaces": "555  123  4567", "spaced slashes": "030 / 1234 / 5678", "tabs": "555\t123\t4567", "spaced dashes + CC": "+44 - 20 - 7946 - 0958" })) {
+    add(`phone ${n}`, wrap(phone), [phone.replace(/\D/g, "")]);
+  }
+  for (const [n, card] of Object.entries({ "broken by a newline": "4111 1111\n1111 1111", "broken by CRLF": "4111 1111 1111\r\n1111", "one group per line": "5500\n0000\n0000\n0004" })) {
+    add(`card ${n}`, wrap(card), [card.replace(/\D/g, "")]);
+  }
+  add("iban broken by a newline", wrap("DE89 3704 0044\n0532 0130 00"), ["DE89370400440532013000"]);
+  add("email %40 for @", wrap("ana.silva%40example.com"), ["ana.silva@example.com", "ana.silva%40example.com"]);
+  add("email %40 in a mailto link", wrap("mailto:ana.silva%40example.com?subject=hi"), ["ana.silva%40example.com"]);
+  add("email quoted local part", wrap(`"ana silva"@example.com`), ["ana silva@example.com"]);
+  add("email quoted local part with dots", wrap(`"ana.silva+x"@example.co.uk`), ["ana.silva+x@example.co.uk"]);
+  const key = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z";
+  add("secret sk- split over two lines", wrap(`${key.slice(0, 20)}\n${key.slice(20)}`), [key]);
+  add("secret sk- split over CRLF, indented", wrap(`${key.slice(0, 14)}\r\n    ${key.slice(14)}`), [key]);
+  add("secret sk- split in the prefix", wrap(`sk-proj-Ab3\n${key.slice(11)}`), [key]);
+  for (const [n, b64] of Object.entries({
+    base64: Buffer.from(key).toString("base64"),
+    "base64url": Buffer.from(key).toString("base64url"),
+    "base64 of KEY=…": Buffer.from(`OPENAI_API_KEY=${key}`).toString("base64"),
+    "base64 wrapped at 20 columns": Buffer.from(`api_key: ${key}`).toString("base64").replace(/(.{20})/g, "$1\n"),
+  })) {
+    add(`secret sk- ${n}`, wrap(b64), [b64.replace(/\n/g, "")]);
+  }
+  for (const [n, nino] of Object.entries({ spaced: "AB 12 34 56 C", compact: "AB123456C", lowercase: "ab123456c", dashed: "AB-12-34-56-C", "HMRC example": "QQ 12 34 56 A", dotted: "JG.10.37.21.D" })) {
+    add(`nino ${n}`, wrap(nino), [nino.replace(/[^A-Za-z0-9]/g, "")]);
+    add(`nino ${n} zwsp`, wrap(interleave(nino, "\u200B")), [nino.replace(/[^A-Za-z0-9]/g, "")]);
+    add(`nino ${n} fullwidth`, wrap(fullwidth(nino)), [nino.replace(/[^A-Za-z0-9]/g, "")]);
+  }
   // PII in object keys.
   add("email as an object key", { contacts: { "ana.silva@example.com": "work" } }, ["ana.silva@example.com"]);
   add("card as an object key", { cards: { "4111 1111 1111 1111": "visa" } }, ["4111111111111111"]);
@@ -135,4 +164,8 @@ export const BENIGN_TEXTS = [
   "東京に住んでいます",
   "score 98 out of 100, 3 times",
   "the password policy changed",
+  "Q3 2025 revenue was 1200 units",
+  "flight BA 12 34 56 departs at 10",
+  "Regards,\nBob",
+  "see section 4.2.1 and page 12",
 ];

@@ -1,6 +1,7 @@
 import { embedderIdentity } from "../../embeddings/identity.js";
+import { OPTION_KEYS } from "../../option-keys.js";
 import { InvalidOptionError } from "../../errors.js";
-import { checkBoolean, checkFunction, checkHasMethods, checkNumber, checkObject, checkOneOf, checkOptionsObject, checkPositiveInt, checkString } from "../../option-checks.js";
+import { checkBoolean, checkFunction, checkHasMethods, checkKnownKeys, checkNumber, checkObject, checkOneOf, checkOptionsObject, checkPositiveInt, checkString } from "../../option-checks.js";
 import { checkIndexConfig, type CheckedIndexConfig } from "../index-config.js";
 import { RETRIEVAL_MODES } from "../retrieval-mode.js";
 import { validateTtlConfig } from "../ttl.js";
@@ -14,7 +15,12 @@ import type { HnswSettings, VectorIndex } from "./vector-index.js";
  */
 export function checkStoreOptions(options: HNSWStoreOptions): CheckedIndexConfig | undefined {
   checkOptionsObject(options, "HNSWStore options");
+  checkKnownKeys(options, OPTION_KEYS.hnswStore);
+  checkKnownKeys(options.hnsw, OPTION_KEYS.hnsw, "hnsw.");
+  checkKnownKeys(options.ttl, OPTION_KEYS.ttl, "ttl.");
+  checkKnownKeys(options.index, OPTION_KEYS.index, "index.");
   checkString(options.path, "path");
+  if (options.path?.includes("\0")) throw new InvalidOptionError("path", options.path, "a path without NUL characters");
   validateTtlConfig(options.ttl);
   if (options.index === null) throw new InvalidOptionError("index", null, "an object { dims, embeddings } or undefined");
   const index = options.index ? checkIndexConfig(options.index) : undefined;

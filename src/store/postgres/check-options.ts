@@ -1,5 +1,6 @@
 import { InvalidArgumentError, InvalidOptionError } from "../../errors.js";
-import { checkBoolean, checkFunction, checkHasMethods, checkNumber, checkObject, checkOneOf, checkOptionsObject, checkPositiveInt, checkString } from "../../option-checks.js";
+import { OPTION_KEYS } from "../../option-keys.js";
+import { checkBoolean, checkFunction, checkHasMethods, checkKnownKeys, checkNumber, checkObject, checkOneOf, checkOptionsObject, checkPositiveInt, checkString } from "../../option-checks.js";
 import { RETRIEVAL_MODES } from "../retrieval-mode.js";
 import { validateTtlConfig } from "../ttl.js";
 import type { PostgresMemoryStoreOptions } from "./options.js";
@@ -11,6 +12,10 @@ import { isIdentifier } from "./sql.js";
  */
 export function checkPostgresOptions(options: PostgresMemoryStoreOptions): void {
   checkOptionsObject(options, "PostgresMemoryStore options", false);
+  checkKnownKeys(options, OPTION_KEYS.postgresStore);
+  checkKnownKeys(options.hnsw, OPTION_KEYS.postgresHnsw, "hnsw.");
+  checkKnownKeys(options.ttl, OPTION_KEYS.ttl, "ttl.");
+  checkKnownKeys(options.index, OPTION_KEYS.index, "index.");
   checkString(options.connectionString, "connectionString");
   if (options.pool !== undefined) checkHasMethods(options.pool, "pool", ["connect", "query"]);
   if (!options.connectionString && !options.pool) throw new InvalidArgumentError("PostgresMemoryStore needs connectionString or pool");

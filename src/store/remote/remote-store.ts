@@ -1,14 +1,19 @@
-import { checkFunction, checkNumber, checkObject, checkString } from "../../option-checks.js";
+import { checkFunction, checkKnownKeys, checkNumber, checkObject, checkString } from "../../option-checks.js";
+import { OPTION_KEYS } from "../../option-keys.js";
 import type { Operation, OperationResults } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError, RemoteStoreError } from "../../errors.js";
 import { MemoryStoreBase } from "../memory-store-base.js";
 import { validateValue } from "../validate-value.js";
+import { redactUrl, urlHasCredentials } from "../redact-url.js";
 import { checkBatchAnswer } from "./answer.js";
 import { errorFromWire, itemFromWire, operationKind, operationToWire, type WireItem, type WireResult } from "./wire.js";
 
 /** Options for {@link RemoteStore}. */
 export interface RemoteStoreOptions {
-  /** Base URL of a memory server, e.g. `http://127.0.0.1:8787`. */
+  /**
+   * Base URL of a memory server, e.g. `http://127.0.0.1:8787`: `http:` or
+   * `https:`, without a user name or password (pass the key as `apiKey`).
+   */
   url: string;
   /**
    * Sent as the `x-api-key` header (the header LangGraph's SDK uses): a
@@ -54,7 +59,8 @@ export interface RemoteStoreOptions {
  * `StoreLockedError`, …) are rebuilt here as the same classes. Everything
  * else is a `RemoteStoreError` with the HTTP status (0 when no answer came),
  * the underlying failure as `cause`, and `mayHaveApplied`: an unreachable
- * server (nothing sent) is `false`; a timeout, a connection lost mid-answer
+ * server or a request fetch refused to send (a blocked port such as 1) is
+ * `false`; a timeout, a connection lost mid-answer
  * or a malformed answer to a batch with writes is `true` ("the writes may
  * have been applied"). Answers are checked against the shapes they must
  * have (items with valid timestamps), so a bad server is never trusted.
@@ -78,11 +84,19 @@ export class RemoteStore extends MemoryStoreBase {
   constructor(options: RemoteStoreOptions) {
     super();
     if (typeof options?.url !== "string") throw new InvalidArgumentError(`RemoteStore needs a url, got ${JSON.stringify(options?.url)}`);
+    let protocol: string;
     try {
-      new URL(options.url);
+      protocol = new URL(options.url).protocol;
     } catch {
-      throw new InvalidArgumentError(`RemoteStore url ${JSON.stringify(options.url)} is not a valid URL`);
+      throw new InvalidArgumentError(`RemoteStore url ${JSON.stringify(redactUrl(options.url))} is not a valid URL`);
     }
+    if (protocol !== "http:" && protocol !== "https:") throw new InvalidArgumentError(`RemoteStore url must be http: or https:, got ${JSON.stringify(protocol)}`);
+    if (urlHasCredentials(options.url)) {
+      throw new InvalidArgumentError(
+        `RemoteStore url ${JSON.stringify(redactUrl(options.url))} carries a user name or password; fetch refuses such URLs and they would show in every error. Pass the key as apiKey (or in headers)`,
+      );
+    }
+    checkKnownKeys(options, OPTION_KEYS.remoteStore);
     checkString(options.apiKey, "apiKey");
     checkObject(options.headers, "headers");
     for (const [k, v] of Object.entries(options.headers ?? {})) checkString(v, `headers.${k}`, true);
@@ -109,7 +123,7 @@ export class RemoteStore extends MemoryStoreBase {
     });
     const writes = kinds.includes("put");
     const { body, status } = await this.request("/store/batch", { operations: operations.map(operationToWire) }, writes);
-    const results = checkBatchAnswer(body, kinds, { url: this.url, status, writes }) as WireResult[];
+    const results = checkBatchAnswer(body, kinds, { url: redactUrl(this.url), status, writes }) as WireResult[];
     return results.map((r, i) => {
       switch (kinds[i]) {
         case "get":
@@ -140,7 +154,7 @@ export class RemoteStore extends MemoryStoreBase {
    * server, but no complete answer came back) or surely was not.
    */
   private async request(path: string, payload: unknown, writes: boolean): Promise<{ body: unknown; status: number }> {
-    const where = `memory server at ${this.url}`;
+    const where = `memory server at ${redactUrl(this.url)}`;
     const maybe = writes ? "; the writes of this batch may have been applied" : "";
     const fail = (message: string, status: number, cause: unknown, mayHaveApplied: boolean) =>
       new RemoteStoreError(message, status, undefined, { cause, mayHaveApplied });
@@ -180,12 +194,21 @@ export class RemoteStore extends MemoryStoreBase {
 const isTimeout = (e: unknown) => (e as Error)?.name === "TimeoutError" || (e as Error)?.name === "AbortError";
 
 /** The codes of failures that happen before a connection exists (so nothing reached the server). */
-const NEVER_CONNECTED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL", "ERR_INVALID_URL"]);
+const NEVER_CONNECTED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL", "ERR_INVALID_URL", "ERR_INVALID_ARG_TYPE", "ERR_INVALID_ARG_VALUE"]);
+
+/**
+ * Refusals of fetch itself, before any byte is sent: a port the Fetch
+ * standard blocks (`bad port`: 1, 9, 25, …), a URL fetch will not build a
+ * request from, a request it cannot construct.
+ */
+const NEVER_SENT_MESSAGES = [/^bad port$/i, /^Request cannot be constructed/i, /^Failed to parse URL/i, /^Invalid URL/i, /^URL scheme must be/i, /^unknown scheme$/i];
 
 function neverConnected(e: unknown): boolean {
   for (let c: unknown = e, i = 0; c && i < 5; c = (c as { cause?: unknown }).cause, i++) {
     const code = (c as { code?: unknown }).code;
     if (typeof code === "string" && NEVER_CONNECTED.has(code)) return true;
+    const message = (c as { message?: unknown }).message;
+    if (typeof message === "string" && NEVER_SENT_MESSAGES.some((m) => m.test(message))) return true;
     const errors = (c as { errors?: unknown[] }).errors; // AggregateError of a dual-stack connect
     if (Array.isArray(errors) && errors.length > 0 && errors.every((x) => NEVER_CONNECTED.has(String((x as { code?: unknown }).code)))) return true;
   }
