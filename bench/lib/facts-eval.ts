@@ -54,8 +54,9 @@ export class FactsStore {
     readonly store: HNSWStore,
   ) {}
 
-  static async open(set: FactsDevSet, embeddings: Embeddings, retrieval?: RetrievalMode): Promise<FactsStore> {
-    const store = new HNSWStore({ index: { dims: 512, embeddings, fields: ["text"] }, ...(retrieval ? { retrieval } : {}) });
+  /** `dims` is the embedder's output size (USE-lite's by default). */
+  static async open(set: FactsDevSet, embeddings: Embeddings, retrieval?: RetrievalMode, dims = 512): Promise<FactsStore> {
+    const store = new HNSWStore({ index: { dims, embeddings, fields: ["text"] }, ...(retrieval ? { retrieval } : {}) });
     for (const person of set.people) await writePerson(store, person);
     return new FactsStore(set, store);
   }
