@@ -80,3 +80,27 @@ export function supersedesKey(value: Record<string, unknown> | undefined): strin
   const s = value?.supersedes;
   return typeof s === "string" && s !== "" ? s : undefined;
 }
+
+/**
+ * Scores for a ranking `supersededAfterReplacement` reordered: a replacement
+ * ranked ahead of the memory it replaced is reported with that memory's
+ * score when it is higher (the question found the pair through the old
+ * one). Without this, a promoted replacement of low similarity would cap
+ * every score below it (scores never go up down the list) and a
+ * `scoreThreshold` would drop them all. Every other score is unchanged.
+ */
+export function liftReplacementScores<T extends { score?: number }>(
+  ranked: readonly T[],
+  idOf: (r: T) => string,
+  replacedIdOf: (r: T) => string | undefined,
+): T[] {
+  if (RANKING.superseded !== "promote") return ranked as T[];
+  const scoreAt = new Map<string, { score?: number; at: number }>();
+  ranked.forEach((r, at) => scoreAt.set(idOf(r), { score: r.score, at }));
+  return ranked.map((r, at) => {
+    const old = replacedIdOf(r);
+    const replaced = old === undefined ? undefined : scoreAt.get(old);
+    if (!replaced || replaced.at <= at || replaced.score === undefined) return r;
+    return r.score === undefined || replaced.score > r.score ? { ...r, score: replaced.score } : r;
+  });
+}

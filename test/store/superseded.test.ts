@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { HNSWStore } from "../../src/index.js";
 import { RANKING, SHIPPED_RANKING, withRanking } from "../../src/embeddings/ranking-defaults.js";
 import { supersededAfterReplacement } from "../../src/store/superseded.js";
+import { recallMemories } from "../../src/graph/recall.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 
 // FakeEmbeddings is a TEST DOUBLE (bag of words): the ordering rule is under test, not meaning.
@@ -67,6 +68,10 @@ describe("a replaced memory never outranks its replacement", () => {
     const keyword = await store.search(ns, { query, limit: 4, retrieval: "keyword" });
     expect(keyword[0]).toMatchObject({ key: "old" });
     expect(keyword.slice(1).every((i) => i.score === undefined)).toBe(true);
+    // The promoted replacement is reported with the score that found the pair, so a floor keeps both (and what follows).
+    expect(after[0]!.score).toBe(before[0]!.score);
+    const preload = await recallMemories(store, ns, { query, limit: 2, scoreThreshold: 0.1, fillWithRecent: false });
+    expect(preload.map((i) => i.key)).toEqual(["new", "old"]);
     // Another person's fact naming the same key changes nothing for them.
     expect((await store.search(["memories", "bo"], { query, limit: 2 })).map((i) => i.key)).toEqual(["new"]);
   });

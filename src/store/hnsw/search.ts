@@ -1,7 +1,7 @@
 import { capDownTheList, hybridRank, RANK_POOL } from "../../embeddings/fusion.js";
 import type { KeywordHit } from "../../embeddings/keyword-index.js";
 import { matchesFilter } from "../filter.js";
-import { supersededAfterReplacement, supersedesKey } from "../superseded.js";
+import { liftReplacementScores, supersededAfterReplacement, supersedesKey } from "../superseded.js";
 import type { NamespaceGroup, StoredItem } from "./item-table.js";
 import type { StoreState } from "./store-state.js";
 import type { RetrievalMode } from "../retrieval-mode.js";
@@ -196,16 +196,12 @@ function fuse(state: StoreState, q: number[], query: string, vectorRanked: Ranke
 
 /** A replaced memory kept behind its replacement (see supersededAfterReplacement); both share a namespace. */
 function replacementsFirst(ranked: Ranked[]): Ranked[] {
-  return capDownTheList(
-    supersededAfterReplacement(
-      ranked,
-      (r) => r.item.id,
-      (r) => {
-        const old = supersedesKey(r.item.value);
-        return old === undefined ? undefined : r.item.id.slice(0, r.item.id.length - r.item.key.length) + old;
-      },
-    ),
-  );
+  const id = (r: Ranked) => r.item.id;
+  const replaced = (r: Ranked) => {
+    const old = supersedesKey(r.item.value);
+    return old === undefined ? undefined : r.item.id.slice(0, r.item.id.length - r.item.key.length) + old;
+  };
+  return capDownTheList(liftReplacementScores(supersededAfterReplacement(ranked, id, replaced), id, replaced));
 }
 
 /** Selections spanning at most this many namespaces use per-namespace keyword indexes. */

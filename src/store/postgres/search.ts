@@ -3,7 +3,7 @@ import { capDownTheList, hybridRank, RANK_POOL } from "../../embeddings/fusion.j
 import { KeywordIndex } from "../../embeddings/keyword-index.js";
 import { tokenize } from "../../embeddings/tokenize.js";
 import { matchesFilter } from "../filter.js";
-import { supersededAfterReplacement, supersedesKey } from "../superseded.js";
+import { liftReplacementScores, supersededAfterReplacement, supersedesKey } from "../superseded.js";
 import type { RetrievalMode } from "../retrieval-mode.js";
 import { filterSql } from "./sql-filter.js";
 import { everyVector, liveSql, nsLabels, Params, rowId, scopeSql, vectorParam, type Queryable, type Tables } from "./sql.js";
@@ -399,17 +399,13 @@ function keywordSmall(ctx: PgSearchContext, query: string, candidates: ItemRow[]
 
 /** A replaced memory kept behind its replacement (see supersededAfterReplacement), for ranked ids whose rows are in `rows`. */
 function replacementsFirst(ranked: Ranked[], rows: Map<string, ItemRow>): Ranked[] {
-  return capDownTheList(
-    supersededAfterReplacement(
-      ranked,
-      (r) => r.id,
-      (r) => {
-        const row = rows.get(r.id);
-        const old = row && supersedesKey(row.value);
-        return old === undefined ? undefined : rowId(row!.ns, old);
-      },
-    ),
-  );
+  const id = (r: Ranked) => r.id;
+  const replaced = (r: Ranked) => {
+    const row = rows.get(r.id);
+    const old = row && supersedesKey(row.value);
+    return old === undefined ? undefined : rowId(row!.ns, old);
+  };
+  return capDownTheList(liftReplacementScores(supersededAfterReplacement(ranked, id, replaced), id, replaced));
 }
 
 /** PostgreSQL full-text search over the same terms (GIN index), by ts_rank. */
