@@ -21,6 +21,7 @@ import { CachedEmbeddings } from "../src/embeddings/cached-embeddings.js";
 import { fmt, rankMetrics, type RankMetrics } from "./lib/metrics.js";
 import { runConversationalBench } from "./lib/conversational-bench.js";
 import { loadConversations, loadFacts, sharesContentWord, type EvalQuestion, type EvalSet } from "./lib/retrieval-data.js";
+import { printFactsBench, runFactsBench } from "./lib/facts-bench.js";
 
 const CANDIDATES = 20;
 
@@ -32,6 +33,16 @@ const embedder = new UniversalSentenceEncoderEmbeddings();
 const t1 = performance.now();
 await embedder.embedQuery("warm up the WebAssembly kernels");
 const firstEmbedMs = performance.now() - t1;
+
+// ---- the facts path (smoke set + development sets, tune and held-out apart) -------------
+// `--facts` runs only this section.
+const factsPath = await runFactsBench(new CachedEmbeddings({ embeddings: embedder }));
+printFactsBench(factsPath);
+if (process.argv.includes("--facts")) {
+  await mkdir(new URL("./results/", import.meta.url), { recursive: true });
+  await writeFile(new URL("./results/retrieval-facts.json", import.meta.url), JSON.stringify({ date: new Date().toISOString(), load: os.loadavg(), factsPath }, null, 2) + "\n");
+  process.exit(0);
+}
 
 const facts = await loadFacts();
 const conversations = await loadConversations();
@@ -304,6 +315,7 @@ await writeFile(
       fusionGrid: ranked,
       hybridByBm25B: bSweep,
       targets,
+      factsPath,
       conversational,
     },
     null,

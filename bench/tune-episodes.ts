@@ -8,6 +8,7 @@
  */
 import { UniversalSentenceEncoderEmbeddings } from "../src/embeddings/universal-sentence-encoder.js";
 import type { SearchEpisodesOptions } from "../src/episodes/search.js";
+import { withRanking, type RankingDefaults } from "../src/embeddings/ranking-defaults.js";
 import { DiskCachedEmbeddings } from "./lib/disk-cache.js";
 import { loadConversationSet, type SetName } from "./lib/conversations-large.js";
 import { episodeRanker, episodeStore, evaluate, type RankerReport } from "./lib/conversational-eval.js";
@@ -83,7 +84,10 @@ const grid: Array<Omit<SearchEpisodesOptions, "query">> = process.env.GRID ? JSO
 // Put the settings of a next round here.
 const rows: Array<[number, string]> = [];
 for (const options of grid) {
-  const rs = await Promise.all(sets.map((s) => evaluate(s.convs, episodeRanker(s.store, options))));
+  // RANKING='{"superseded":"off"}' runs the rows under other store ranking defaults (src/embeddings/ranking-defaults.ts).
+  const rs = await withRanking(JSON.parse(process.env.RANKING ?? "{}") as Partial<RankingDefaults>, () =>
+    Promise.all(sets.map((s) => evaluate(s.convs, episodeRanker(s.store, options)))),
+  );
   const mean = (rs[0]!.all["R@10"] + rs[1]!.all["R@10"]) / 2;
   rows.push([mean, `${mean.toFixed(1)} | dev1 ${fmt(rs[0]!)} | dev2 ${fmt(rs[1]!)} | ${JSON.stringify(options)}`]);
 }

@@ -26,6 +26,12 @@ export interface ExtractedMemoryValue {
   source: "extractor";
   thread?: string;
   profile?: Record<string, unknown>;
+  /**
+   * Key of the memory this one replaced (an update written under a new key).
+   * Searches rank a replaced memory behind its replacement should both be
+   * stored (a restored version, an import); see store/superseded.ts.
+   */
+  supersedes?: string;
   [field: string]: unknown;
 }
 
@@ -121,6 +127,8 @@ async function applyAll(store: BaseStore, ns: string[], ops: readonly WriteOp[],
       previousText = String((same.value as { text?: unknown }).text ?? "");
     }
     const replaces = previousKey !== undefined && previousKey !== op.key && !deletedKeys.has(previousKey);
+    // Not for an update capChanges stored as new (no previousKey then): a capped rewrite must not outrank what it tried to replace.
+    if (replaces) value.supersedes = previousKey;
     const batch: Operation[] = [];
     // The memory overwritten in place (unless only its thread changed), and the one this update replaces.
     if (record && same && !sameMemory(same.value, value)) batch.push(version(same, "update"));

@@ -131,6 +131,8 @@ describe("stable keys and consolidation", () => {
       deleted: [],
     });
     expect(await texts(store)).toEqual(["User lives in Lisbon."]);
+    // The new memory names the one it replaced, so searches keep the old one behind it should both be stored again.
+    expect((await store.get(NS, factKey("User lives in Lisbon.")))!.value).toMatchObject({ supersedes: factKey("User lives in Berlin.") });
   });
 
   it("with enableUpdates: false an UPDATE decision only adds", async () => {

@@ -45,6 +45,9 @@ describe("bounded changes per extraction, each one reversible", () => {
     expect(now.filter((t) => FIVE.includes(t))).toHaveLength(2);
     expect(now).toHaveLength(7);
     expect(logger.warnings.join("\n")).toMatch(/over maxChangesPerRun \(3\); 2 update\(s\) were stored as new memories/);
+    // Only the updates that were applied name what they replaced: a capped rewrite never ranks ahead of the original.
+    const all = await store.search(NS, { limit: 50 });
+    expect(all.filter((i) => i.value.supersedes !== undefined).map((i) => i.value.supersedes).sort()).toEqual(r.updated.map((u) => u.previousKey).sort());
     // Every replaced memory's previous value is kept (listHistory's format), and can be put back.
     for (const u of r.updated) {
       const versions = await listHistory(store, NS, u.previousKey!);

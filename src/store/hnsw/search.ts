@@ -1,6 +1,7 @@
 import { capDownTheList, hybridRank, RANK_POOL } from "../../embeddings/fusion.js";
 import type { KeywordHit } from "../../embeddings/keyword-index.js";
 import { matchesFilter } from "../filter.js";
+import { liftReplacementScores, supersededAfterReplacement, supersedesKey } from "../superseded.js";
 import type { NamespaceGroup, StoredItem } from "./item-table.js";
 import type { StoreState } from "./store-state.js";
 import type { RetrievalMode } from "../retrieval-mode.js";
@@ -161,6 +162,7 @@ export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchCont
   } else {
     ranked = keywordHits.map((h) => ({ item: byId.get(h.id)!, score: h.score / (1 + h.score) }));
   }
+  ranked = replacementsFirst(ranked);
 
   if (ranked.length < need) {
     // Fill with items that have nothing to rank them by, newest first.
@@ -190,6 +192,16 @@ function fuse(state: StoreState, q: number[], query: string, vectorRanked: Ranke
     vectorHits.push({ id: r.item.id, score: r.score ?? 0 });
   }
   return capDownTheList(hybridRank({ query, vectorHits, keywordHits }).map((h) => vecById.get(h.id) ?? scoreItem(state, q, byId.get(h.id)!)));
+}
+
+/** A replaced memory kept behind its replacement (see supersededAfterReplacement); both share a namespace. */
+function replacementsFirst(ranked: Ranked[]): Ranked[] {
+  const id = (r: Ranked) => r.item.id;
+  const replaced = (r: Ranked) => {
+    const old = supersedesKey(r.item.value);
+    return old === undefined ? undefined : r.item.id.slice(0, r.item.id.length - r.item.key.length) + old;
+  };
+  return capDownTheList(liftReplacementScores(supersededAfterReplacement(ranked, id, replaced), id, replaced));
 }
 
 /** Selections spanning at most this many namespaces use per-namespace keyword indexes. */

@@ -3,6 +3,7 @@ import { capDownTheList, hybridRank, RANK_POOL } from "../../embeddings/fusion.j
 import { KeywordIndex } from "../../embeddings/keyword-index.js";
 import { tokenize } from "../../embeddings/tokenize.js";
 import { matchesFilter } from "../filter.js";
+import { liftReplacementScores, supersededAfterReplacement, supersedesKey } from "../superseded.js";
 import type { RetrievalMode } from "../retrieval-mode.js";
 import { filterSql } from "./sql-filter.js";
 import { everyVector, liveSql, nsLabels, Params, rowId, scopeSql, vectorParam, type Queryable, type Tables } from "./sql.js";
@@ -170,6 +171,8 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
       ranked = capDownTheList(fused.map((h) => ({ id: h.id, score: byId.get(h.id) })));
     }
   }
+  // A small selection's values are all known: replacements reorder the whole ranking, as in HNSWStore.
+  if (candidates) ranked = replacementsFirst(ranked, rows);
 
   // Rows are read for the page only (the ranking needs ids and scores); an id whose
   // row is gone (expired, filtered out in JS) makes room for the next one.
@@ -180,7 +183,8 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
     await loadRows(ctx, next.map((r) => r.id), req, rows, keep);
     for (const r of next) if (rows.has(r.id)) kept.push(r);
   }
-  ranked = kept;
+  // Otherwise the page's rows are: replacements reorder what was loaded.
+  ranked = candidates ? kept : replacementsFirst(kept, rows);
   if (ranked.length < need) {
     // Fill with items that have nothing to rank them by, newest first.
     const seen = new Set(ranked.map((r) => r.id));
@@ -391,6 +395,17 @@ function keywordSmall(ctx: PgSearchContext, query: string, candidates: ItemRow[]
     if (texts.length) index.add(rowId(c.ns, c.key), texts);
   }
   return index.search(query, { limit });
+}
+
+/** A replaced memory kept behind its replacement (see supersededAfterReplacement), for ranked ids whose rows are in `rows`. */
+function replacementsFirst(ranked: Ranked[], rows: Map<string, ItemRow>): Ranked[] {
+  const id = (r: Ranked) => r.id;
+  const replaced = (r: Ranked) => {
+    const row = rows.get(r.id);
+    const old = row && supersedesKey(row.value);
+    return old === undefined ? undefined : rowId(row!.ns, old);
+  };
+  return capDownTheList(liftReplacementScores(supersededAfterReplacement(ranked, id, replaced), id, replaced));
 }
 
 /** PostgreSQL full-text search over the same terms (GIN index), by ts_rank. */
