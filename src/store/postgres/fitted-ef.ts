@@ -32,9 +32,9 @@ export class VectorTableSize {
     private readonly dims: number,
   ) {}
 
-  /** The beam for the table's size as last read (the smallest until it is known). */
+  /** The beam for the table's size as last read (the widest until it is known). */
   efSearch(): number {
-    return fittedEfSearch(this.estimate ?? 0);
+    return this.estimate === undefined ? fittedEfSearch(Number.POSITIVE_INFINITY) : fittedEfSearch(this.estimate);
   }
 
   /** Reads the size again when the last reading is older than 30 s (not awaited by searches). */

@@ -161,8 +161,9 @@ export class PostgresMemoryStore extends MemoryStoreBase {
           await inTransaction(this.pool, { ...this.txOptions("vacuum"), mode: "read" }, (db) => db.query(sql));
         },
       });
+      // Before the workers start (a PGlite socket server closes a second connection).
+      await this.tableSize?.refresh((fn) => this.transaction(fn, "read", "read"), true).catch(() => undefined);
       this.settler.start();
-      await this.tableSize?.refresh((fn) => this.transaction(fn, "read", "read"), true);
     }
     this.stopSweeper = startSweeper(this.options.ttl ? (this.options.ttl.sweepIntervalMinutes ?? 60) : 0, () => this.sweepExpired(), (err) =>
       this.logger.warn(`langgraph-hnsw-memory: TTL sweep failed: ${String(err)}`),
