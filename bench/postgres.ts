@@ -19,10 +19,13 @@
  * - search one user: prefix ["users","u1"], recall against the exact top-10 of
  *   rows 0..99, and a leak check: every hit must be in ["users","u1"];
  * - 8 clients: 8 searches of all users in flight at once (queries/s);
- * - EXPLAIN of ours: the plan of both searches (index used).
+ * - EXPLAIN of ours: the plan of both searches (index used);
+ * - floor (bench/lib/pg-floor.ts): ours against raw pgvector on the same
+ *   tables at the same ef_search, interleaved, per state: during a burst of
+ *   --burst=2200 puts, after flushIndex(), after VACUUM, 8 clients, one user.
  *
  * Options: --sizes=10000,50000,100000 (default), --queries=50,
- * --systems=ours,langgraph,hnsw, --langgraph-max=50000 (PostgresStore is
+ * --systems=ours,langgraph,hnsw,floor, --langgraph-max=50000 (PostgresStore is
  * skipped above it: its search scans every row);
  * --from-log=FILE: no run; the target lines from the result lines a run
  * printed (for a run stopped before its end).
@@ -40,6 +43,7 @@ import { explainingPool } from "../test/helpers/explain-pool.js";
 import { benchServer } from "./lib/pg-server.js";
 import { exactTopK, lowRankUnitVectors, PrecomputedEmbeddings, recallAtK } from "./lib/vectors.js";
 import { timeRuns } from "./lib/timing.js";
+import { floorRun, type FloorState } from "./lib/pg-floor.js";
 
 const DIMS = 512;
 const K = 10;
@@ -49,7 +53,8 @@ const CLIENTS = 8;
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]));
 const sizes = (args.get("sizes") ?? "10000,50000,100000").split(",").map(Number);
 const nQueries = Number(args.get("queries") ?? 50);
-const systems = (args.get("systems") ?? "ours,langgraph,hnsw").split(",");
+const systems = (args.get("systems") ?? "ours,langgraph,hnsw,floor").split(",");
+const burst = Number(args.get("burst") ?? 2200);
 const langgraphMax = Number(args.get("langgraph-max") ?? 50_000);
 const efSweep = (args.get("ef-sweep") ?? "100,200,300,400").split(",").filter(Boolean).map(Number);
 
@@ -190,6 +195,7 @@ async function main() {
     return v;
   })();
   const results: Result[] = [];
+  const floors: Record<string, unknown>[] = [];
   try {
     console.log(`bench:postgres PostgreSQL ${version} sizes=${sizes.join(",")} queries=${nQueries} systems=${systems.join(",")} cpus=${os.cpus().length} load=${os.loadavg()[0].toFixed(1)} at=${new Date().toISOString()}`);
     for (const n of sizes) {
@@ -199,16 +205,80 @@ async function main() {
       const exactUser = exactTopK(data, queries, DIMS, K, 0, USER_ITEMS);
       for (const system of systems) {
         if (system === "langgraph" && n > langgraphMax) continue;
+        if (system === "floor") {
+          floors.push(await runFloor(serverUrl, n));
+          continue;
+        }
         results.push(await runSystem(system, serverUrl, n, data, queries, exactAll, exactUser));
       }
     }
   } finally {
     stop?.();
   }
-  const target = targetLines(results);
+  const target = [...targetLines(results), ...floorLines(floors)];
   for (const line of target) console.log(line);
   await mkdir("bench/results", { recursive: true });
-  await writeFile("bench/results/postgres.json", JSON.stringify({ at: new Date().toISOString(), postgres: version, loadavg: os.loadavg(), results, target }, null, 2));
+  await writeFile("bench/results/postgres.json", JSON.stringify({ at: new Date().toISOString(), postgres: version, loadavg: os.loadavg(), results, floors, target }, null, 2));
+}
+
+/** The "floor" system: ours against raw pgvector on the same tables, per state (bench/lib/pg-floor.ts). */
+async function runFloor(serverUrl: string, n: number): Promise<Record<string, unknown>> {
+  const db = `bench_floor_${n}`;
+  const url = await freshDatabase(serverUrl, db);
+  try {
+    const started = { at: new Date().toISOString(), load: os.loadavg()[0] };
+    const states = await floorRun({
+      url,
+      n,
+      dims: DIMS,
+      queries: nQueries,
+      burst,
+      data: lowRankUnitVectors(n + burst, DIMS, 1),
+      queryVectors: lowRankUnitVectors(nQueries, DIMS, 2),
+      userOf,
+      userItems: USER_ITEMS,
+      clients: CLIENTS,
+      loadavg: () => os.loadavg()[0],
+    });
+    const out = { system: "floor", n, ...started, ...states };
+    console.log(JSON.stringify(out));
+    return out;
+  } finally {
+    await dropDatabase(serverUrl, db);
+  }
+}
+
+/** Issue 36's targets for each floor run: ours / raw per state. */
+function floorLines(floors: Record<string, unknown>[]): string[] {
+  const lines: string[] = [];
+  if (floors.length === 0) return lines;
+  lines.push("| n | ef_search | state | ours p50 ms | raw p50 ms | ours / raw | ours recall | raw recall | load |");
+  lines.push("|---|---|---|---|---|---|---|---|---|");
+  const limits: Record<string, [string, number, "max" | "min"]> = {
+    burst: ["during a burst of puts", 1.5, "max"],
+    flush: ["after flushIndex()", 1.2, "max"],
+    vacuum: ["after VACUUM", 1.15, "max"],
+    oneUser: ["one user", 1.5, "max"],
+    clients8: ["8 clients (q/s)", 0.85, "min"],
+  };
+  for (const f of floors) {
+    for (const [key, [name, limit, kind]] of Object.entries(limits)) {
+      const st = f[key] as FloorState | undefined;
+      if (!st) continue;
+      lines.push(`| ${f.n} | ${f.efSearch} | ${name} | ${st.ours.p50} | ${st.raw.p50} | ${st.ratio} | ${st.ours.recall} | ${st.raw.recall} | ${st.load} |`);
+    }
+  }
+  for (const f of floors) {
+    for (const [key, [name, limit, kind]] of Object.entries(limits)) {
+      const st = f[key] as FloorState | undefined;
+      if (!st) continue;
+      const ok = kind === "max" ? st.ratio <= limit : st.ratio >= limit;
+      lines.push(`target ${name} at ${f.n} ${kind === "max" ? "<=" : ">="} ${limit}x raw: ${ok ? "MET" : "MISSED"} — ${st.ratio}x (load ${st.load})`);
+    }
+    const v = f.vacuum as FloorState | undefined;
+    if (v) lines.push(`target recall@10 >= 0.98 at ${f.n} (ef_search ${f.efSearch}): ${v.ours.recall >= 0.98 ? "MET" : "MISSED"} — ${v.ours.recall}`);
+  }
+  return lines;
 }
 
 interface Result {

@@ -2,6 +2,7 @@ import type { Item } from "@langchain/langgraph-checkpoint";
 import { namespaceKey } from "../namespace.js";
 import type { ItemRecord } from "../item-record.js";
 import type { TimeSlicer } from "../../time-slice.js";
+import { cloneJson } from "../clone-json.js";
 
 /** An item as the store keeps it in memory. */
 export interface StoredItem extends ItemRecord {
@@ -262,7 +263,7 @@ export function toItem(item: { namespace: string[]; key: string; value: Record<s
   return {
     namespace: [...item.namespace],
     key: item.key,
-    value: structuredClone(item.value),
+    value: cloneJson(item.value),
     createdAt: new Date(item.createdAt),
     updatedAt: new Date(item.updatedAt),
   };

@@ -4,6 +4,7 @@ import { matchesFilter } from "../filter.js";
 import { liftReplacementScores, supersededAfterReplacement, supersedesKey } from "../superseded.js";
 import type { NamespaceGroup, StoredItem } from "./item-table.js";
 import type { StoreState } from "./store-state.js";
+import type { VectorHit } from "./vector-index.js";
 import type { RetrievalMode } from "../retrieval-mode.js";
 
 export interface SearchRequest {
@@ -280,6 +281,12 @@ export function nearestInGroup(state: StoreState, group: NamespaceGroup, vector:
   return { item: best.item, score: best.score! };
 }
 
+/** Hits by score, best first: hnswlib returns them so, and a check costs less than a sort with a comparator. */
+function bestFirst(hits: VectorHit[]): VectorHit[] {
+  for (let i = 1; i < hits.length; i++) if (hits[i - 1]!.score < hits[i]!.score) return hits.sort((a, b) => b.score - a.score);
+  return hits;
+}
+
 /**
  * HNSW search, keeping each item's best vector. Widens k (and ef with it)
  * until `k` distinct items in scope are found or the index is exhausted.
@@ -305,8 +312,8 @@ function annSearch(
     // wider to meet as many accepted vectors as an unfiltered walk.
     const base = Math.max(vectors.settings.efSearch, kk);
     const ef = selected >= 1 ? base : Math.min(vectors.liveCount, Math.ceil(base / Math.max(selected, 1e-3)));
-    // Best first (hnswlib's order already; the sort only makes sure), so an item's first hit is its best vector.
-    const hits = vectors.search(q, kk, filter, ef).sort((a, b) => b.score - a.score);
+    // Best first (hnswlib's order already; sorted only if not), so an item's first hit is its best vector.
+    const hits = bestFirst(vectors.search(q, kk, filter, ef));
     const out: Ranked[] = [];
     const seen = new Set<StoredItem>();
     for (const hit of hits) {

@@ -45,6 +45,7 @@ export function checkPostgresOptions(options: PostgresMemoryStoreOptions): void 
   }
   checkString(options.embedderIdentity, "embedderIdentity");
   checkBoolean(options.preparedStatements, "preparedStatements");
+  checkBoolean(options.sessionSettings, "sessionSettings");
   checkNumber(options.statementTimeoutMs, "statementTimeoutMs", { min: 0 });
   checkNumber(options.connectionRetryMs, "connectionRetryMs", { min: 0 });
   checkNumber(options.maxRetries, "maxRetries", { min: 0, integer: true, max: 1000 });

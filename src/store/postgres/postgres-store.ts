@@ -30,6 +30,7 @@ import { IndexSettler } from "./index-settler.js";
 import { listNamespaces } from "./list-namespaces.js";
 import { PlanCache } from "./plan-cache.js";
 import { PreparedStatements } from "./prepared.js";
+import { VectorTableSize } from "./fitted-ef.js";
 import { checkPostgresOptions } from "./check-options.js";
 import { exportRows, importRows } from "./transfer.js";
 import { validateValue } from "../validate-value.js";
@@ -81,6 +82,8 @@ export class PostgresMemoryStore extends MemoryStoreBase {
   /** Moves pending vectors into the HNSW index (made by setup for a store with an index, also without deferred indexing). */
   private settler?: IndexSettler;
   private pglite = false;
+  /** The indexed table's size, for the default ef_search. */
+  private readonly tableSize?: VectorTableSize;
 
   constructor(options: PostgresMemoryStoreOptions) {
     super();
@@ -94,6 +97,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     this.indexConfig = options.index;
     this.fields = options.index ? (options.index.fields ?? ["$"]) : null;
     this.statements = new PreparedStatements(options.preparedStatements !== false);
+    if (options.index) this.tableSize = new VectorTableSize(this.tables, options.index.dims);
   }
 
   /** The recorded embedder identity (what the meta table must hold). */
@@ -154,7 +158,13 @@ export class PostgresMemoryStore extends MemoryStoreBase {
         workers: this.options.hnsw?.indexWorkers ?? (this.pglite ? 1 : DEFAULT_INDEX_WORKERS),
         maxPending: this.options.hnsw?.maxPendingVectors ?? DEFAULT_MAX_PENDING,
         logger: this.logger,
+        outsideTransaction: async (sql) => {
+          if (!this.pool) return;
+          await inTransaction(this.pool, { ...this.txOptions("vacuum"), mode: "read" }, (db) => db.query(sql));
+        },
       });
+      // Before the workers start (a PGlite socket server closes a second connection).
+      await this.tableSize?.refresh((fn) => this.transaction(fn, "read", "read"), true).catch(() => undefined);
       this.settler.start();
     }
     this.stopSweeper = startSweeper(this.options.ttl ? (this.options.ttl.sweepIntervalMinutes ?? 60) : 0, () => this.sweepExpired(), (err) =>
@@ -214,6 +224,11 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     return !this.indexConfig && this.options.retrieval === undefined;
   }
 
+  /** Session-level walk settings on the store's own connections (see `sessionSettings`). */
+  private get walkMode(): "session" | "local" {
+    return (this.options.sessionSettings ?? (!this.options.pool && !this.pglite)) ? "session" : "local";
+  }
+
   private get retrieval(): RetrievalMode {
     return this.options.retrieval ?? (this.indexConfig ? "hybrid" : "keyword");
   }
@@ -236,6 +251,9 @@ export class PostgresMemoryStore extends MemoryStoreBase {
       logger: this.logger,
     });
     const writes = operations.some((op) => "value" in op);
+    if (this.tableSize && operations.some((op) => "namespacePrefix" in op)) {
+      this.tableSize.refresh((fn) => this.transaction(fn, "read", "read")).catch((err) => this.logger.warn(`langgraph-hnsw-memory: reading the size of ${this.tables.vectors} failed: ${String((err as Error)?.message ?? err)}`));
+    }
     if (writes) this.plans.clear();
     if (writes) await this.settler?.beforeWrite();
     let pendingWritten = 0;
@@ -264,7 +282,9 @@ export class PostgresMemoryStore extends MemoryStoreBase {
               retrieval: s.retrieval ?? this.retrieval,
               hasVectors: !!this.indexConfig,
               fields: this.fields,
-              efSearch: this.options.hnsw?.efSearch ?? DEFAULT_EF_SEARCH,
+              efSearch: this.options.hnsw?.efSearch ?? this.tableSize?.efSearch() ?? DEFAULT_EF_SEARCH,
+              efExplicit: this.options.hnsw?.efSearch !== undefined,
+              walkMode: this.walkMode,
               exactScanThreshold: this.options.hnsw?.exactScanThreshold ?? 2000,
               iterativeScan: iterativeScanSupported(this.setupDone?.pgvector),
               inTransaction: writes,
@@ -443,7 +463,7 @@ async function isPglite(pool: Pool, options: Parameters<typeof inTransaction>[1]
   return /PGlite/i.test(r.rows[0]?.v ?? "");
 }
 
-/** HNSW defaults (see PostgresHnswOptions). */
+/** HNSW defaults (see PostgresHnswOptions; efSearch without an index is never used). */
 const DEFAULT_M = 16;
 const DEFAULT_EF_CONSTRUCTION = 64;
 const DEFAULT_EF_SEARCH = 300;

@@ -100,6 +100,7 @@ export async function setupSchema(db: Queryable, t: Tables, options: SetupOption
       ) WITH (toast_tuple_target = ${TOAST_TUPLE_TARGET})`);
     }
     await keepVectorsInline(db, t);
+    await vacuumPendingOften(db, t);
     await db.query(
       `CREATE INDEX IF NOT EXISTS "${t.raw.vectors}_hnsw" ON ${t.vectors} USING hnsw (embedding vector_cosine_ops) WITH (m = ${options.m}, ef_construction = ${options.efConstruction})`,
     );
@@ -126,6 +127,23 @@ async function keepVectorsInline(db: Queryable, t: Tables): Promise<void> {
   const r = await db.query<{ o: string[] | null }>(`SELECT reloptions AS o FROM pg_class WHERE oid = to_regclass($1)`, [t.vectors]);
   if ((r.rows[0]?.o ?? []).includes(`toast_tuple_target=${TOAST_TUPLE_TARGET}`)) return;
   await db.query(`ALTER TABLE ${t.vectors} SET (toast_tuple_target = ${TOAST_TUPLE_TARGET})`);
+}
+
+/** Autovacuum settings of the pending table (see vacuumPendingOften). */
+const PENDING_AUTOVACUUM = ["autovacuum_vacuum_scale_factor=0", "autovacuum_vacuum_threshold=1000", "autovacuum_analyze_scale_factor=0", "autovacuum_analyze_threshold=1000"];
+
+/**
+ * The pending table is small and churns: every vector written passes through
+ * it and leaves a dead row when moved. The store's workers VACUUM it when
+ * they drain it (IndexSettler); these settings make autovacuum come after a
+ * thousand dead rows, not after 20% of the table plus 50, for rows moved by
+ * processes that do not (no workers, or a role that may not VACUUM).
+ */
+async function vacuumPendingOften(db: Queryable, t: Tables): Promise<void> {
+  const r = await db.query<{ o: string[] | null }>(`SELECT reloptions AS o FROM pg_class WHERE oid = to_regclass($1)`, [t.pending]);
+  const have = r.rows[0]?.o ?? [];
+  if (PENDING_AUTOVACUUM.every((o) => have.includes(o))) return;
+  await db.query(`ALTER TABLE ${t.pending} SET (${PENDING_AUTOVACUUM.map((o) => o.replace("=", " = ")).join(", ")})`);
 }
 
 /** The same checks HNSWStore makes when it opens a directory. */

@@ -6,9 +6,10 @@ import { matchesFilter } from "../filter.js";
 import { liftReplacementScores, supersededAfterReplacement, supersedesKey } from "../superseded.js";
 import type { RetrievalMode } from "../retrieval-mode.js";
 import { filterSql } from "./sql-filter.js";
-import { everyVector, liveSql, nsLabels, Params, rowId, scopeSql, vectorParam, type Queryable, type Tables } from "./sql.js";
+import { everyVector, literals, liveSql, nsLabels, Params, rowId, scopeSql, vectorParam, type Queryable, type Tables } from "./sql.js";
 import type { PlanCache } from "./plan-cache.js";
 import type { PreparedStatements } from "./prepared.js";
+import { withWalkSettings, type WalkSettingsMode } from "./walk-settings.js";
 import type { QueryResult, QueryResultRow } from "pg";
 import { keywordTexts } from "./write.js";
 
@@ -55,11 +56,16 @@ export interface PgSearchContext {
   hasVectors: boolean;
   /** The store's default index fields (null without an index). */
   fields: string[] | null;
+  /** `hnsw.ef_search` of an index walk (raised to the walk's depth unless `efExplicit`). */
   efSearch: number;
+  /** The caller set `hnsw.efSearch`: the walk uses it as it is (iterative scans fill the page). */
+  efExplicit?: boolean;
   exactScanThreshold: number;
   iterativeScan: boolean;
-  /** The batch runs in a transaction (else the index walk opens one for its SET LOCALs). */
+  /** The batch runs in a transaction (its writes); reads run on a connection outside one. */
   inTransaction: boolean;
+  /** How the index walk gets its settings (see WalkSettingsMode). */
+  walkMode?: WalkSettingsMode;
   /** Recent small/large decisions, to skip the count (none: count every time). */
   plans?: PlanCache;
   /** Named prepared statements (none: every statement unnamed). */
@@ -155,7 +161,7 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
     }
     candidates = r.rows.filter(keep);
   } else if (useVectors) {
-    vectorRanked = small ? await nearestVectors(req, ctx, q, need, poolSize, keep) : await annVectors(req, ctx, q, poolSize, keep);
+    vectorRanked = small ? await nearestVectors(req, ctx, q, need, poolSize, keep) : await annVectors(req, ctx, q, walkDepth(useKeywords, need, poolSize), keep);
   }
   let ranked = vectorRanked;
   if (useKeywords) {
@@ -329,13 +335,27 @@ export function annSql(t: Tables, req: Pick<PgSearchRequest, "namespacePrefix" |
   const qp = p.add(q);
   const item = `CROSS JOIN LATERAL (SELECT ${ITEM_COLUMNS} FROM ${t.items} i
        WHERE i.ns = v.ns AND i.key = v.key AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)} OFFSET 0) i`;
-  const scope = scopeSql("v.ns", req.namespacePrefix, p);
+  // The scope as literals: the generic plan of this prepared statement must see the range (see literals).
+  const scope = scopeSql("v.ns", req.namespacePrefix, literals);
   const kp = p.add(k);
   const nearest = (table: string) =>
-    `SELECT v.embedding <=> ${qp}::vector AS d, i.* FROM ${table} v ${item} WHERE ${scope} ORDER BY v.embedding <=> ${qp}::vector LIMIT ${kp}`;
+    `SELECT v.embedding <=> ${qp}::vector AS d, i.* FROM ${table} v ${item} WHERE ${scope} ORDER BY v.embedding <=> ${qp}::vector${table === t.pending ? ", v.ns, v.key, v.field" : ""} LIMIT ${kp}`;
   // The pending branch is a sort of the few vectors not yet indexed; the outer ORDER BY merges both.
-  const text = `SELECT * FROM ${everyVector(t, nearest)} u ORDER BY u.d LIMIT ${kp}`;
+  // Equal distances keep the walk's own order (then the pending rows'), so that the first k rows
+  // of a deeper walk are those of a shallower one, and pages of one ranking never overlap.
+  const numbered = (table: string) => `SELECT w.*, ${table === t.pending ? 1 : 0} AS b, row_number() OVER () AS o FROM (${nearest(table)}) w`;
+  const text = `SELECT * FROM ${everyVector(t, numbered)} u ORDER BY u.d, u.b, u.o LIMIT ${kp}`;
   return { text, values: p.values };
+}
+
+/**
+ * How many items the index walk fetches. Fusion reads a fixed pool of the
+ * vector ranking; without a keyword side only the page is kept, and the walk
+ * is a prefix of any deeper one (see annSql), so it fetches the page only:
+ * fewer heap reads of the vectors and fewer item probes, same items and scores.
+ */
+function walkDepth(useKeywords: boolean, need: number, pool: number): number {
+  return useKeywords ? pool : need;
 }
 
 /**
@@ -347,14 +367,14 @@ export function annSql(t: Tables, req: Pick<PgSearchRequest, "namespacePrefix" |
 async function annVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer, k: number, keep: (row: ItemRow) => boolean): Promise<Ranked[]> {
   let kk = k;
   for (;;) {
-    // One round trip for the settings (a simple query may hold several statements).
-    // The selection is large (it was counted): walk the index in distance order, never sort the scope.
-    // enable_sort = off prices the pending branch's (unavoidable, small) sort at 1e10, which would
-    // pass jit_above_cost and JIT-compile every search (400 ms at 10k items): jit off.
-    const settings = [`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(ctx.efSearch, kk))}`, "SET LOCAL enable_sort = off", "SET LOCAL jit = off"];
-    if (ctx.iterativeScan) settings.push("SET LOCAL hnsw.iterative_scan = relaxed_order");
+    // An explicit efSearch is used as it is when iterative scans fill a page past it; else the
+    // beam is at least the walk's depth (without iterative scans pgvector returns at most ef rows).
+    const efSearch = ctx.efExplicit && ctx.iterativeScan ? ctx.efSearch : Math.max(ctx.efSearch, kk);
     const { text, values } = annSql(ctx.tables, req, ctx.now, q, kk);
-    const r = await inLocalScope(ctx, settings, () => runStatement<ItemRow & { d: number }>(ctx, text, values, true));
+    const mode = ctx.walkMode ?? "local";
+    const r = await withWalkSettings(ctx.db, { efSearch, iterativeScan: ctx.iterativeScan }, mode, ctx.inTransaction, () =>
+      runStatement<ItemRow & { d: number }>(ctx, text, values, ctx.inTransaction || mode === "local"),
+    );
     for (const row of r.rows) keep(row);
     const best = new Map<string, number>();
     for (const row of r.rows) {
@@ -367,23 +387,6 @@ async function annVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer,
     // before pgvector 0.8, or hnsw.max_scan_tuples reached). Settle it exactly.
     if (r.rows.length < kk) return nearestVectors(req, ctx, q, k, k, keep);
     kk *= 2;
-  }
-}
-
-/** Runs `run` after `SET LOCAL`s, in a transaction of its own when the batch has none (SET LOCAL outside one does nothing). */
-async function inLocalScope<T>(ctx: PgSearchContext, settings: string[], run: () => Promise<T>): Promise<T> {
-  if (ctx.inTransaction) {
-    await ctx.db.query(settings.join("; "));
-    return run();
-  }
-  await ctx.db.query(["BEGIN", ...settings].join("; "));
-  try {
-    const out = await run();
-    await ctx.db.query("COMMIT");
-    return out;
-  } catch (err) {
-    await ctx.db.query("ROLLBACK").catch(() => undefined);
-    throw err;
   }
 }
 

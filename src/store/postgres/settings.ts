@@ -19,11 +19,13 @@ export interface PostgresHnswOptions {
    */
   efConstruction?: number;
   /**
-   * Search-time beam width (`hnsw.ef_search`, raised to k when k is larger;
-   * pgvector's iterative scan walks further when a filter needs it). 100 gave
-   * recall@10 0.962 at 100k embedding-like 512-d vectors; see docs/postgres.md
-   * for the measured recall at each value.
-   * @default 300
+   * Search-time beam width (`hnsw.ef_search`). When set, every index walk
+   * uses it as it is (pgvector's iterative scan walks further when a filter
+   * or a deep page needs it; without iterative scans, before pgvector 0.8,
+   * it is raised to the walk's depth). Unset, it fits the table: 100 up to
+   * 25,000 indexed vectors, 200 up to 150,000, 300 beyond, from the recall
+   * measured at each size (docs/postgres.md, "efSearch").
+   * @default fits the table (100 / 200 / 300)
    */
   efSearch?: number;
   /**
@@ -110,7 +112,7 @@ export interface PostgresStoreSettings {
   ttl?: TTLConfig;
   /**
    * pgvector HNSW tuning.
-   * @default { m: 16, efConstruction: 64, efSearch: 300, exactScanThreshold: 2000, deferredIndexing: true, indexWorkers: 2, maxPendingVectors: 2000 }
+   * @default { m: 16, efConstruction: 64, efSearch: fits the table, exactScanThreshold: 2000, deferredIndexing: true, indexWorkers: 2, maxPendingVectors: 2000 }
    */
   hnsw?: PostgresHnswOptions;
   /**
@@ -124,6 +126,16 @@ export interface PostgresStoreSettings {
    * @default true
    */
   preparedStatements?: boolean;
+  /**
+   * Gives each connection the index walk's settings (`hnsw.ef_search`,
+   * `hnsw.iterative_scan`, `jit`, `max_parallel_workers_per_gather`) once, at
+   * session level, so that a search is one round trip instead of three
+   * (`BEGIN; SET LOCAL …`, the statement, `COMMIT`). Only for connections
+   * the store alone uses: off for a caller's `pool` (whose other queries
+   * would inherit the settings) and behind a pooler in transaction mode.
+   * @default true for the pool the store creates, false for a caller's `pool` and on PGlite
+   */
+  sessionSettings?: boolean;
   /**
    * Overrides the embedder identity recorded in the meta table.
    * @default derived from the embedder's class and model name

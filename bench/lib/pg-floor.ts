@@ -1,0 +1,130 @@
+import pg from "pg";
+import { PostgresMemoryStore } from "../../src/store/postgres/index.js";
+import { fittedEfSearch } from "../../src/store/postgres/fitted-ef.js";
+import { vectorParam } from "../../src/store/postgres/sql.js";
+import { exactTopK, latency, PrecomputedEmbeddings, recallAtK, row } from "./vectors.js";
+
+/**
+ * PostgresMemoryStore against its floor: raw pgvector on the store's own
+ * tables at the same `hnsw.ef_search` (nothing can be faster than the index
+ * it uses), queries interleaved one by one in one run, in each state a
+ * store goes through:
+ *
+ * - burst: while a writer puts `burst` new items (their vectors pending,
+ *   the store's workers moving them into the index);
+ * - flush: right after `flushIndex()` (ours vacuums the drained pending table);
+ * - vacuum: after `VACUUM ANALYZE` of every table;
+ * - 8 clients: 8 searches in flight at once, queries/s, ours and raw in
+ *   alternate rounds;
+ * - one user: prefix ["users","u1"] (100 items) against raw
+ *   `WHERE ns = … ORDER BY embedding <=> q LIMIT 10`.
+ *
+ * Raw all-users: `SELECT key FROM <prefix>vectors ORDER BY embedding <=> q
+ * LIMIT 10` on connections of its own with the same ef_search.
+ */
+export interface FloorSide {
+  p50: number;
+  mean: number;
+  recall: number;
+}
+export interface FloorState {
+  ours: FloorSide;
+  raw: FloorSide;
+  /** ours p50 / raw p50 (8 clients: ours q/s / raw q/s). */
+  ratio: number;
+  /** 1-minute load average when the state was measured. */
+  load: number;
+  /** Queries timed on each side. */
+  queries: number;
+}
+
+const K = 10;
+
+export async function floorRun(options: {
+  url: string;
+  n: number;
+  dims: number;
+  queries: number;
+  burst: number;
+  data: Float32Array;
+  queryVectors: Float32Array;
+  userOf: (i: number) => string;
+  userItems: number;
+  clients: number;
+  loadavg: () => number;
+}): Promise<Record<string, FloorState | number>> {
+  const { url, n, dims, queries, burst, data, queryVectors, userOf } = options;
+  const embeddings = new PrecomputedEmbeddings(data, queryVectors, dims);
+  const store = new PostgresMemoryStore({ connectionString: url, poolConfig: { max: options.clients }, index: { dims, embeddings, fields: ["text"] }, retrieval: "vector" });
+  const ef = fittedEfSearch(n);
+  const raw = new pg.Pool({ connectionString: url, max: options.clients });
+  raw.on("connect", (c) => void c.query(`SET hnsw.ef_search = ${ef}`));
+  const put = async (from: number, to: number, batch: number) => {
+    for (let s = from; s < to; s += batch) {
+      const ops = [];
+      for (let i = s; i < Math.min(to, s + batch); i++) ops.push({ namespace: ["users", userOf(i)], key: `r${i}`, value: { text: `v:${i}` } });
+      await store.batch(ops);
+    }
+  };
+  const out: Record<string, FloorState | number> = { efSearch: ef };
+  try {
+    await put(0, n, 500);
+    await store.flushIndex();
+    await raw.query("VACUUM ANALYZE memory_items, memory_vectors, memory_pending_vectors");
+    const qs = Array.from({ length: queries }, (_, q) => vectorParam(row(queryVectors, dims, q)));
+    const exactAll = (upTo: number) => exactTopK(data.subarray(0, upTo * dims), queryVectors, dims, K, 0, upTo);
+    const exactUser = exactTopK(data, queryVectors, dims, K, 0, options.userItems);
+    const ours = (prefix: string[]) => async (q: number) => (await store.search(prefix, { query: `q:${q % queries}`, limit: K })).map((r) => Number(r.key.slice(1)));
+    const rawAll = async (q: number) => (await raw.query<{ key: string }>(`SELECT key FROM memory_vectors ORDER BY embedding <=> $1::vector LIMIT ${K}`, [qs[q % queries]])).rows.map((r) => Number(r.key.slice(1)));
+    const rawUser = async (q: number) =>
+      (await raw.query<{ key: string }>(`SELECT key FROM memory_vectors WHERE ns = 'users.u1' ORDER BY embedding <=> $1::vector LIMIT ${K}`, [qs[q % queries]])).rows.map((r) => Number(r.key.slice(1)));
+    /** Both sides alternately, query by query (3 untimed first), for `count` queries or while `until()` holds. */
+    const state = async (a: (q: number) => Promise<number[]>, b: (q: number) => Promise<number[]>, exact: Int32Array[], count = queries, until?: () => boolean): Promise<FloorState> => {
+      const sides = [a, b];
+      const samples: number[][] = [[], []];
+      const got: { ids: number[]; q: number }[][] = [[], []];
+      for (let q = 0; q < count + 3 && (!until || until()); q++) {
+        for (let s = 0; s < 2; s++) {
+          const t = performance.now();
+          const ids = await sides[s]!(q);
+          if (q >= 3) samples[s]!.push(performance.now() - t), got[s]!.push({ ids, q: q % queries });
+        }
+      }
+      const side = (s: number): FloorSide => {
+        const l = latency(samples[s]!);
+        return { p50: l.p50, mean: l.mean, recall: Number(recallAtK(got[s]!.map((g) => g.ids), got[s]!.map((g) => exact[g.q]!)).toFixed(4)) };
+      };
+      const x = side(0);
+      const y = side(1);
+      return { ours: x, raw: y, ratio: Number((x.p50 / y.p50).toFixed(3)), load: Number(options.loadavg().toFixed(2)), queries: samples[0]!.length };
+    };
+    // During a burst: the writer runs while both sides alternate (recall against the items before the burst).
+    let writing = true;
+    const writer = put(n, n + burst, 100).finally(() => (writing = false));
+    out.burst = await state(ours(["users"]), rawAll, exactAll(n), Number.POSITIVE_INFINITY, () => writing);
+    await writer;
+    await store.flushIndex();
+    const all = exactAll(n + burst);
+    out.flush = await state(ours(["users"]), rawAll, all);
+    await raw.query("VACUUM ANALYZE memory_items, memory_vectors, memory_pending_vectors");
+    out.vacuum = await state(ours(["users"]), rawAll, all);
+    out.oneUser = await state(ours(["users", "u1"]), rawUser, exactUser);
+    // 8 clients: alternate rounds of `clients` searches in flight, ours then raw.
+    const rate = async (f: (q: number) => Promise<unknown>) => {
+      let next = 0;
+      const t = performance.now();
+      await Promise.all(Array.from({ length: options.clients }, async () => { while (next < queries) await f(next++); }));
+      return queries / ((performance.now() - t) / 1000);
+    };
+    const rates: [number, number] = [0, 0];
+    for (let round = 0; round < 4; round++) {
+      rates[0] += await rate(ours(["users"]));
+      rates[1] += await rate(rawAll);
+    }
+    out.clients8 = { ours: { p50: Math.round(rates[0] / 4), mean: 0, recall: NaN }, raw: { p50: Math.round(rates[1] / 4), mean: 0, recall: NaN }, ratio: Number((rates[0] / rates[1]).toFixed(3)), load: Number(options.loadavg().toFixed(2)), queries: queries * 4 };
+  } finally {
+    await store.close();
+    await raw.end();
+  }
+  return out;
+}

@@ -1,0 +1,68 @@
+import type { Queryable, Tables } from "./sql.js";
+
+/**
+ * `hnsw.ef_search` for a table of `vectors` indexed vectors, when the store
+ * has no `hnsw.efSearch` of its caller's: the smallest beam that held
+ * recall@10 >= 0.98 at that size in bench:postgres (embedding-like 512-d
+ * vectors, m 16, ef_construction 64): ef 100 gave 0.996 at 10k and 20k but
+ * 0.974 at 50k and 0.962 at 100k, where ef 200 gave 1.0 and 0.998
+ * (docs/postgres.md, "efSearch"). A wider beam costs time in proportion.
+ */
+export function fittedEfSearch(vectors: number): number {
+  if (vectors <= 25_000) return 100;
+  if (vectors <= 150_000) return 200;
+  return 300;
+}
+
+/** How long a size estimate is used before it is read again, in ms. */
+const SIZE_TTL_MS = 30_000;
+
+/**
+ * The indexed-vector count that {@link fittedEfSearch} reads, kept by the
+ * store: estimated from the catalog as the planner estimates it, at most
+ * every 30 s, in the background, never on a search's path.
+ */
+export class VectorTableSize {
+  private estimate?: number;
+  private at = 0;
+  private reading?: Promise<void>;
+
+  constructor(
+    private readonly tables: Tables,
+    private readonly dims: number,
+  ) {}
+
+  /** The beam for the table's size as last read (the widest until it is known). */
+  efSearch(): number {
+    return this.estimate === undefined ? fittedEfSearch(Number.POSITIVE_INFINITY) : fittedEfSearch(this.estimate);
+  }
+
+  /** Reads the size again when the last reading is older than 30 s (not awaited by searches). */
+  refresh(read: (fn: (db: Queryable) => Promise<number>) => Promise<number>, force = false): Promise<void> {
+    if (this.reading || (!force && this.estimate !== undefined && performance.now() - this.at < SIZE_TTL_MS)) return this.reading ?? Promise.resolve();
+    this.reading = read((db) => countVectors(db, this.tables, this.dims))
+      .then((n) => {
+        this.estimate = n;
+        this.at = performance.now();
+      })
+      .finally(() => (this.reading = undefined));
+    return this.reading;
+  }
+}
+
+/**
+ * The planner's own estimate: rows per page as last recorded, times the
+ * table's pages now (so rows written since the last ANALYZE count). A table
+ * never analyzed is assumed as dense as inline vectors of `dims` are.
+ */
+async function countVectors(db: Queryable, t: Tables, dims: number): Promise<number> {
+  const r = await db.query<{ tuples: number; pages: number; bytes: string }>(
+    `SELECT reltuples::float8 AS tuples, relpages AS pages, pg_relation_size(oid) AS bytes FROM pg_class WHERE oid = to_regclass($1)`,
+    [t.vectors],
+  );
+  const row = r.rows[0];
+  if (!row) return 0;
+  const pages = Number(row.bytes) / 8192;
+  const density = row.tuples > 0 && row.pages > 0 ? row.tuples / row.pages : Math.max(1, Math.floor(8160 / (dims * 4 + 64)));
+  return Math.round(pages * density);
+}

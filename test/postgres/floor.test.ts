@@ -1,0 +1,141 @@
+import pg from "pg";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { PostgresMemoryStore } from "../../src/store/postgres/index.js";
+import type { PostgresMemoryStoreOptions } from "../../src/store/postgres/options.js";
+import { fittedEfSearch } from "../../src/store/postgres/fitted-ef.js";
+import { annSql } from "../../src/store/postgres/search.js";
+import { tables, vectorParam } from "../../src/store/postgres/sql.js";
+import { idText, lowRankUnitVectors, PrecomputedEmbeddings, row } from "../../bench/lib/vectors.js";
+import { databaseUrl, describeWithVectors, freshSchema } from "./real-server.js";
+
+/**
+ * The search path at its floor on the real server: a read is one round trip
+ * once a connection has the walk's settings; an explicit efSearch below the
+ * fusion pool is what the walk uses; the pending table, drained, leaves no
+ * dead rows for a search to read.
+ */
+const N = 2000;
+const DIMS = 32;
+
+/** A pool whose clients record every statement text the store sends. */
+function countingPool(): { pool: pg.Pool; sent: string[]; values: unknown[][] } {
+  const pool = new pg.Pool({ connectionString: databaseUrl(), max: 2 });
+  const sent: string[] = [];
+  const values: unknown[][] = [];
+  const seen = new WeakSet<pg.PoolClient>();
+  pool.on("connect", (client) => {
+    if (seen.has(client)) return;
+    seen.add(client);
+    const query = client.query.bind(client) as (...a: unknown[]) => Promise<pg.QueryResult>;
+    (client as unknown as { query: (...a: unknown[]) => Promise<pg.QueryResult> }).query = (first: unknown, ...rest: unknown[]) => {
+      sent.push(typeof first === "string" ? first : (first as { text: string }).text);
+      values.push(typeof first === "string" ? ((rest[0] as unknown[]) ?? []) : ((first as { values?: unknown[] }).values ?? []));
+      return query(first, ...rest);
+    };
+  });
+  return { pool, sent, values };
+}
+
+describeWithVectors("PostgresMemoryStore at its floor (real server)", () => {
+  const schema = freshSchema();
+  const embeddings = new PrecomputedEmbeddings(lowRankUnitVectors(N, DIMS, 1), lowRankUnitVectors(8, DIMS, 2), DIMS);
+  const { pool, sent, values } = countingPool();
+  const stores: PostgresMemoryStore[] = [];
+  const open = (more: Partial<PostgresMemoryStoreOptions> = {}, hnsw: PostgresMemoryStoreOptions["hnsw"] = {}) => {
+    const s = new PostgresMemoryStore({ pool, schema, retrieval: "vector", sessionSettings: true, index: { dims: DIMS, embeddings, fields: ["text"] }, ...more, hnsw: { exactScanThreshold: 100, ...hnsw } });
+    stores.push(s);
+    return s;
+  };
+  let store: PostgresMemoryStore;
+
+  beforeAll(async () => {
+    store = open();
+    for (let s = 0; s < N; s += 500) {
+      const ops = [];
+      for (let i = s; i < s + 500; i++) ops.push({ namespace: ["users", `u${i % 40}`], key: `k${i}`, value: { text: idText("v", i) } });
+      await store.batch(ops);
+    }
+    await store.flushIndex();
+  }, 300_000);
+  afterAll(async () => {
+    for (const s of stores) await s.close();
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool.end();
+  });
+
+  it("a vector search is one round trip once the connection has its settings (was BEGIN; SET LOCAL …, the statement, COMMIT)", async () => {
+    for (let q = 0; q < 3; q++) await store.search(["users"], { query: idText("q", q), limit: 10 }); // both connections get their settings
+    sent.length = 0;
+    for (let q = 0; q < 6; q++) expect(await store.search(["users"], { query: idText("q", q), limit: 10 })).toHaveLength(10);
+    expect(sent.filter((t) => /\bSET\b|BEGIN|COMMIT/.test(t))).toEqual([]);
+    expect(sent).toHaveLength(6);
+  });
+
+  it("vector-only mode fetches the page, not the fusion pool, with the same results", async () => {
+    const vectorOnly = open({ retrieval: "vector" });
+    for (let q = 0; q < 4; q++) {
+      const deep = await vectorOnly.search(["users"], { query: idText("q", q), limit: 50 });
+      const page = await vectorOnly.search(["users"], { query: idText("q", q), limit: 10 });
+      const second = await vectorOnly.search(["users"], { query: idText("q", q), limit: 10, offset: 10 });
+      expect(page.map((r) => [r.key, r.score])).toEqual(deep.slice(0, 10).map((r) => [r.key, r.score]));
+      expect(second.map((r) => [r.key, r.score])).toEqual(deep.slice(10, 20).map((r) => [r.key, r.score]));
+    }
+    sent.length = 0;
+    values.length = 0;
+    await vectorOnly.search(["users"], { query: idText("q", 1), limit: 10 });
+    const walk = sent.findIndex((t) => t.includes("<=>"));
+    expect(walk).toBeGreaterThan(-1);
+    // The walk's LIMIT (its last parameter) is the page, not the pool of 50.
+    expect(values[walk]!.at(-1)).toBe(10);
+  });
+
+  it("an explicit efSearch below the fusion pool (50) is the walk's ef_search, in vector and hybrid mode; unset, it fits the table", async () => {
+    for (const retrieval of ["vector", "hybrid"] as const) {
+      const s = open({ retrieval }, { efSearch: 16 });
+      sent.length = 0;
+      expect(await s.search(["users"], { query: idText("q", 2), limit: 10 })).toHaveLength(10);
+      const settings = sent.filter((t) => /hnsw\.ef_search/.test(t)).join("\n");
+      const ef = [...settings.matchAll(/hnsw\.ef_search = (\d+)/g)].map((m) => Number(m[1]));
+      // A connection that already had ef 16 needs no SET: then the session says so.
+      if (ef.length) expect(ef.every((v) => v === 16)).toBe(true);
+    }
+    const c = await pool.connect();
+    try {
+      // The last SET on each connection was the store's; a connection the store set last has 16.
+      const shown = (await c.query<{ hnsw_ef_search?: string; "hnsw.ef_search"?: string }>("SHOW hnsw.ef_search")).rows[0]!;
+      expect(["16", "100"]).toContain(Object.values(shown)[0]);
+    } finally {
+      c.release();
+    }
+    expect(fittedEfSearch(N)).toBe(100);
+    expect(fittedEfSearch(100_000)).toBe(200);
+    expect(fittedEfSearch(300_000)).toBe(300);
+  });
+
+  it("after the pending table drains, a search reads none of its dead rows (vacuumed by the store: EXPLAIN BUFFERS)", async () => {
+    // 1,500 more vectors through the pending table, then drained.
+    for (let s = 0; s < 1500; s += 500) {
+      const ops = [];
+      for (let i = s; i < s + 500; i++) ops.push({ namespace: ["users", `u${i % 40}`], key: `k${i}`, value: { text: idText("v", i), again: true } });
+      await store.batch(ops);
+    }
+    await store.flushIndex();
+    const stats = await pool.query<{ dead: string; live: string }>(
+      `SELECT n_dead_tup AS dead, n_live_tup AS live FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'memory_pending_vectors'`,
+      [schema],
+    );
+    expect(Number(stats.rows[0]!.dead)).toBe(0);
+    const t = tables(schema, "memory_");
+    const { text, values } = annSql(t, { namespacePrefix: ["users"] }, Date.now(), vectorParam(row(lowRankUnitVectors(8, DIMS, 2), DIMS, 3)), 10);
+    const plan = (await pool.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${text}`, values)).rows.map((r) => String(r["QUERY PLAN"]));
+    // Every buffer line inside the pending branch: a page or two of its primary key, no heap page per dead row.
+    const at = plan.findIndex((l) => /on memory_pending_vectors/.test(l));
+    expect(at, plan.join("\n")).toBeGreaterThan(-1);
+    const end = plan.findIndex((l) => /^Planning/.test(l));
+    const hits = plan
+      .slice(at, end === -1 ? undefined : end)
+      .filter((l) => /Buffers: shared hit=/.test(l))
+      .map((l) => Number(/shared hit=(\d+)/.exec(l)![1]));
+    expect(Math.max(0, ...hits), plan.join("\n")).toBeLessThanOrEqual(4);
+  });
+});
