@@ -93,7 +93,18 @@ async function serve(store: BaseStore) {
   return { post, close: () => app.close() };
 }
 
-type Run = (store: BaseStore, place: MatrixPlace, cli?: (args: string[]) => Promise<{ code: number | null; stderr: string }>) => Promise<void>;
+type Run = (store: BaseStore) => Promise<void>;
+
+/** A path that is one POST to a memory server (with the inspector) over `store`, answered 200. */
+const overHttp = (route: string, body: unknown): Run => async (store) => {
+  const s = await serve(store);
+  try {
+    const r = await s.post(route, body);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+  } finally {
+    await s.close();
+  }
+};
 
 /** Every way to forget a person, each expected to erase every kind. */
 export const PERSON_PATHS: Record<string, Run> = {
@@ -105,33 +116,9 @@ export const PERSON_PATHS: Record<string, Run> = {
   "forgetUser(store, template, values)": async (store) => {
     await forgetUser(store, ["users", "{user_id}"], { user_id: "ann" });
   },
-  "POST /v1/store/memories/forget { all: true }": async (store) => {
-    const s = await serve(store);
-    try {
-      const r = await s.post("/v1/store/memories/forget", { user_id: "ann", all: true });
-      expect(r.status, JSON.stringify(r.body)).toBe(200);
-    } finally {
-      await s.close();
-    }
-  },
-  "inspector Forget user (users.ann)": async (store) => {
-    const s = await serve(store);
-    try {
-      const r = await s.post("/inspector/api/forget", { namespace: ["users", "ann"], confirm: "ann" });
-      expect(r.status, JSON.stringify(r.body)).toBe(200);
-    } finally {
-      await s.close();
-    }
-  },
-  "inspector Forget user (episodes.ann)": async (store) => {
-    const s = await serve(store);
-    try {
-      const r = await s.post("/inspector/api/forget", { namespace: ["episodes", "ann"], confirm: "ann" });
-      expect(r.status, JSON.stringify(r.body)).toBe(200);
-    } finally {
-      await s.close();
-    }
-  },
+  "POST /v1/store/memories/forget { all: true }": overHttp("/v1/store/memories/forget", { user_id: "ann", all: true }),
+  "inspector Forget user (users.ann)": overHttp("/inspector/api/forget", { namespace: ["users", "ann"], confirm: "ann" }),
+  "inspector Forget user (episodes.ann)": overHttp("/inspector/api/forget", { namespace: ["episodes", "ann"], confirm: "ann" }),
 };
 
 /** CLI paths (a store directory only; the store is closed while the CLI runs). */
@@ -188,7 +175,7 @@ export function forgetMatrix(backend: MatrixBackend, cli?: (args: string[]) => P
       await run(path, async (place) => {
         const store = await place.open();
         try {
-          await act(store, place);
+          await act(store);
         } finally {
           await place.close(store);
         }
