@@ -1,5 +1,11 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { expect, it } from "vitest";
+import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
+import { allBytes } from "./all-bytes.js";
+import { FakeEmbeddings } from "./fake-embeddings.js";
 import { erasePerson, forgetEpisodes, forgetUser } from "../../src/index.js";
 import { recordFeedback } from "../../src/procedures/feedback.js";
 import { setProcedure } from "../../src/procedures/store.js";
@@ -87,7 +93,18 @@ async function serve(store: BaseStore) {
   return { post, close: () => app.close() };
 }
 
-type Run = (store: BaseStore, place: MatrixPlace, cli?: (args: string[]) => Promise<{ code: number | null; stderr: string }>) => Promise<void>;
+type Run = (store: BaseStore) => Promise<void>;
+
+/** A path that is one POST to a memory server (with the inspector) over `store`, answered 200. */
+const overHttp = (route: string, body: unknown): Run => async (store) => {
+  const s = await serve(store);
+  try {
+    const r = await s.post(route, body);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+  } finally {
+    await s.close();
+  }
+};
 
 /** Every way to forget a person, each expected to erase every kind. */
 export const PERSON_PATHS: Record<string, Run> = {
@@ -99,33 +116,9 @@ export const PERSON_PATHS: Record<string, Run> = {
   "forgetUser(store, template, values)": async (store) => {
     await forgetUser(store, ["users", "{user_id}"], { user_id: "ann" });
   },
-  "POST /v1/store/memories/forget { all: true }": async (store) => {
-    const s = await serve(store);
-    try {
-      const r = await s.post("/v1/store/memories/forget", { user_id: "ann", all: true });
-      expect(r.status, JSON.stringify(r.body)).toBe(200);
-    } finally {
-      await s.close();
-    }
-  },
-  "inspector Forget user (users.ann)": async (store) => {
-    const s = await serve(store);
-    try {
-      const r = await s.post("/inspector/api/forget", { namespace: ["users", "ann"], confirm: "ann" });
-      expect(r.status, JSON.stringify(r.body)).toBe(200);
-    } finally {
-      await s.close();
-    }
-  },
-  "inspector Forget user (episodes.ann)": async (store) => {
-    const s = await serve(store);
-    try {
-      const r = await s.post("/inspector/api/forget", { namespace: ["episodes", "ann"], confirm: "ann" });
-      expect(r.status, JSON.stringify(r.body)).toBe(200);
-    } finally {
-      await s.close();
-    }
-  },
+  "POST /v1/store/memories/forget { all: true }": overHttp("/v1/store/memories/forget", { user_id: "ann", all: true }),
+  "inspector Forget user (users.ann)": overHttp("/inspector/api/forget", { namespace: ["users", "ann"], confirm: "ann" }),
+  "inspector Forget user (episodes.ann)": overHttp("/inspector/api/forget", { namespace: ["episodes", "ann"], confirm: "ann" }),
 };
 
 /** CLI paths (a store directory only; the store is closed while the CLI runs). */
@@ -140,7 +133,11 @@ export function found(bytes: string, words: readonly string[]): string[] {
   return words.filter((w) => bytes.includes(w) || lower.includes(w.toLowerCase()));
 }
 
-/** Registers the matrix over one backend: one test per path, one soft assertion per kind. */
+/**
+ * Registers the matrix over one backend: one test per path, one soft
+ * assertion per kind. With `cli`, only the CLI paths (spawned processes, in
+ * the cli suite); without, every in-process and HTTP path.
+ */
 export function forgetMatrix(backend: MatrixBackend, cli?: (args: string[]) => Promise<{ code: number | null; stderr: string }>): void {
   const run = async (path: string, act: (place: MatrixPlace) => Promise<void>, expectErased: readonly (keyof typeof ANN)[]) => {
     const place = await backend.fresh();
@@ -162,12 +159,23 @@ export function forgetMatrix(backend: MatrixBackend, cli?: (args: string[]) => P
     }
   };
   const every = Object.keys(ANN) as (keyof typeof ANN)[];
+  if (backend.cli && cli) {
+    for (const [path, args] of Object.entries(CLI_PATHS)) {
+      it(`${path} erases every kind`, async () => {
+        await run(path, async (place) => {
+          const r = await cli(["--path", place.dir!, ...args]);
+          expect(r.code, r.stderr).toBe(0);
+        }, every);
+      });
+    }
+    return;
+  }
   for (const [path, act] of Object.entries(PERSON_PATHS)) {
     it(`${path} erases every kind`, async () => {
       await run(path, async (place) => {
         const store = await place.open();
         try {
-          await act(store, place);
+          await act(store);
         } finally {
           await place.close(store);
         }
@@ -184,14 +192,22 @@ export function forgetMatrix(backend: MatrixBackend, cli?: (args: string[]) => P
       }
     }, ["episode", "episodeCursor"]);
   });
-  if (backend.cli && cli) {
-    for (const [path, args] of Object.entries(CLI_PATHS)) {
-      it(`${path} erases every kind`, async () => {
-        await run(path, async (place) => {
-          const r = await cli(["--path", place.dir!, ...args]);
-          expect(r.code, r.stderr).toBe(0);
-        }, every);
-      });
-    }
-  }
+}
+
+/** HNSWStore directories for the matrix: the scan reads every byte of every file. */
+export function hnswMatrixBackend(): MatrixBackend {
+  return {
+    name: "HNSWStore",
+    cli: true,
+    fresh: async () => {
+      const dir = await mkdtemp(join(tmpdir(), "forget-matrix-"));
+      return {
+        dir,
+        open: async () => new HNSWStore({ path: dir, index: { dims: 16, embeddings: new FakeEmbeddings({ dims: 16 }), fields: ["text"] } }),
+        close: (s: BaseStore) => (s as HNSWStore).close(),
+        scan: async () => allBytes(dir),
+        cleanup: () => rm(dir, { recursive: true, force: true }),
+      };
+    },
+  };
 }
