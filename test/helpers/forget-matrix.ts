@@ -81,7 +81,8 @@ export interface MatrixPlace {
 
 const KEY = "forget-matrix-key-0123456789";
 
-async function serve(store: BaseStore) {
+/** A memory server with the inspector over `store` on 127.0.0.1, keyed; `post` sends JSON with the key. */
+export async function serveWithInspector(store: BaseStore) {
   const app = createMemoryServer({ store, apiKey: KEY, logger: false, plugins: [async (a) => a.register(inspectorPlugin, { store })] });
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();
@@ -97,7 +98,7 @@ type Run = (store: BaseStore) => Promise<void>;
 
 /** A path that is one POST to a memory server (with the inspector) over `store`, answered 200. */
 const overHttp = (route: string, body: unknown): Run => async (store) => {
-  const s = await serve(store);
+  const s = await serveWithInspector(store);
   try {
     const r = await s.post(route, body);
     expect(r.status, JSON.stringify(r.body)).toBe(200);

@@ -12,15 +12,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { AuditLog, erasePerson, forgetEpisodes, forgetUser, HNSWStore, ProtectedStore } from "../../src/index.js";
-import { createMemoryServer } from "../../src/server/index.js";
-import { inspectorPlugin } from "../../src/server/inspector/plugin.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { tempDir } from "../helpers/temp-dir.js";
+import { serveWithInspector } from "../helpers/forget-matrix.js";
 import { runCli } from "../cli/run-cli.js";
 
 vi.setConfig({ testTimeout: 180_000 });
 
-const KEY = "forget-test-key-0123456789";
 const DIMS = 16;
 const ALICE = ["alice-lives-at-Rua-Augusta-77", "alice-diagnosis-hypothyroid", "alice-old-version-of-her-phone-plan", "alice-last-reply-said-Lisbon-clinic", "alice-episode-about-insulin-pump"];
 const BOB = ["bob-keeps-bees-in-Porto"];
@@ -60,18 +58,7 @@ async function seed(dir: string): Promise<string[]> {
 }
 
 /** A memory server over the store, with the inspector, on 127.0.0.1. */
-async function serve(dir: string) {
-  const { store } = openStore(dir);
-  const app = createMemoryServer({ store, apiKey: KEY, logger: false, plugins: [async (a) => a.register(inspectorPlugin, { store })] });
-  await app.listen({ host: "127.0.0.1", port: 0 });
-  const address = app.server.address();
-  const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
-  const post = async (route: string, body: unknown) => {
-    const res = await fetch(url + route, { method: "POST", headers: { "content-type": "application/json", "x-api-key": KEY }, body: JSON.stringify(body) });
-    return { status: res.status, body: await res.json() };
-  };
-  return { post, close: () => app.close() };
-}
+const serve = (dir: string) => serveWithInspector(openStore(dir).store);
 
 const PATHS: Record<string, (dir: string, keys: string[]) => Promise<void>> = {
   "HNSWStore.deleteNamespace": async (dir) => {
