@@ -71,6 +71,7 @@ export function withLayoutTemplates<O extends LayoutTemplateOptions>(options: O)
   return {
     ...options,
     namespace: facts as NamespaceTemplate,
-    ...(options.episodes ? { episodes: { ...options.episodes, namespace: episodes } } : {}),
+    // A malformed `episodes` is left as given, for the door's own check to name.
+    ...(options.episodes && typeof options.episodes === "object" ? { episodes: { ...options.episodes, namespace: episodes } } : {}),
   };
 }

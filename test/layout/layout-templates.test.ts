@@ -24,7 +24,8 @@ import { withMemory } from "../../src/graph/with-memory.js";
 import { writeMemory } from "../../src/graph/write-memory.js";
 import { writeEpisodes } from "../../src/episodes/write-episodes.js";
 import { forgetPerson } from "../../src/scope/forget-person.js";
-import { defaultMemoryLayout } from "../../src/scope/memory-layout.js";
+import { templatesFromLayout } from "../../src/scope/layout-templates.js";
+import { defaultMemoryLayout, defineMemoryLayout } from "../../src/scope/memory-layout.js";
 import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
 import { allBytes } from "../helpers/all-bytes.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
@@ -123,5 +124,15 @@ describe("nodes take their facts and episodes namespaces from the layout", () =>
     expect(() => writeEpisodes({ namespace: ["episodes", "{user_id}"], layout })).toThrow(InvalidOptionError);
     // The same template twice is one declaration, not a conflict.
     expect(() => memoryMiddleware({ namespace: ["mem", "{user_id}"], layout, episodes: { namespace: ["convos", "{user_id}"] } })).not.toThrow();
+  });
+});
+
+describe("templatesFromLayout, the one rule", () => {
+  it("no layout: the door's own templates; a layout without the kind is refused; malformed episodes reach the door's check", () => {
+    expect(templatesFromLayout({ namespace: ["a", "{user_id}"], episodes: {} })).toEqual({ facts: ["a", "{user_id}"], episodes: ["episodes", "{user_id}"] });
+    expect(templatesFromLayout({ layout })).toEqual({ facts: ["mem", "{user_id}"], episodes: undefined });
+    const onlyNotes = defineMemoryLayout({ kinds: [{ name: "notes", namespace: ["notes", "{user_id}"] }] });
+    expect(() => templatesFromLayout({ layout: onlyNotes })).toThrow(/a layout with a "facts" kind/);
+    expect(() => withMemory(new StateGraph(MessagesAnnotation), { model: new ScriptedChatModel({ turns: [] }), layout, episodes: "yes" as never })).toThrow(/episodes must be an options object/);
   });
 });
