@@ -8,9 +8,6 @@
  * the door is built. Real HNSWStore on a temp directory and the real
  * createAgent; ScriptedChatModel and FakeEmbeddings are TEST DOUBLES.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { MessagesAnnotation, StateGraph } from "@langchain/langgraph";
@@ -28,6 +25,7 @@ import { templatesFromLayout } from "../../src/scope/layout-templates.js";
 import { defaultMemoryLayout, defineMemoryLayout } from "../../src/scope/memory-layout.js";
 import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
 import { allBytes } from "../helpers/all-bytes.js";
+import { tempDir } from "../helpers/temp-dir.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { ScriptedChatModel } from "../helpers/scripted-chat-model.js";
 
@@ -37,14 +35,14 @@ const CONTROL = "otherpersonword55";
 const quietLogger = { warn: () => {}, error: () => {} } as never;
 const systemText = (msgs: BaseMessage[]) => msgs.filter((m) => m.getType() === "system").map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n");
 
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
 });
 
 async function openStore() {
-  const dir = await mkdtemp(join(tmpdir(), "layout-templates-"));
-  dirs.push(dir);
+  const { dir, cleanup } = tempDir("layout-templates-");
+  cleanups.push(cleanup);
   const store = new HNSWStore({ path: dir, index: { dims: 64, embeddings: new FakeEmbeddings({ dims: 64 }), fields: ["text"] }, embeddingCache: false });
   await store.put(["mem", "7"], "c", { text: `Other person ${CONTROL}` });
   return { dir, store };
