@@ -15,6 +15,7 @@ import { isFatalMemoryError } from "../graph/memory-tool-node.js";
 import { validateRecallOptions } from "../graph/recall.js";
 import { preloadMemoryBlock, preloadScope } from "../graph/recall-context.js";
 import type { MemoryLayout } from "../scope/memory-layout.js";
+import { withLayoutTemplates } from "../scope/layout-templates.js";
 import { createMemoryTools, type MemoryToolsOptions } from "../graph/tools.js";
 import { writeMemory, type WriteMemoryOptions } from "../graph/write-memory.js";
 import { checkTemplate } from "../scope/check-template.js";
@@ -30,9 +31,12 @@ export interface MemoryMiddlewareOptions
    * Memory namespace template, e.g. `["users", "{user_id}"]`. Placeholders are
    * filled per run from `context` (`agent.invoke(input, { context: { user_id } })`),
    * else `config.configurable`; `{langgraph_auth_user_id}` from the LangGraph
-   * server's authenticated user only.
+   * server's authenticated user only. With `layout`, leave it out: the
+   * layout's `facts` namespace is used (a different one is refused with
+   * `InvalidOptionError`).
+   * @default the layout's facts namespace (required without `layout`)
    */
-  namespace: NamespaceTemplate;
+  namespace?: NamespaceTemplate;
   /**
    * The store. Prefer passing it: the one createAgent hands to middleware is
    * LangGraph's per-run batching wrapper (it is unwrapped when used).
@@ -52,13 +56,13 @@ export interface MemoryMiddlewareOptions
    * Options of the memory tools contributed in postload/both modes.
    * @default {}
    */
-  memoryTools?: Omit<MemoryToolsOptions, "namespace" | "store">;
+  memoryTools?: Omit<MemoryToolsOptions, "namespace" | "store" | "layout">;
   /**
    * Extraction after the agent finishes (`afterAgent`): a `MemoryExtractor`,
    * or writeMemory's options (`{ extractor, debounceSeconds, ttl }`).
    * @default undefined (no extraction)
    */
-  extract?: MemoryExtractor | Omit<WriteMemoryOptions, "namespace" | "store">;
+  extract?: MemoryExtractor | Omit<WriteMemoryOptions, "namespace" | "store" | "layout">;
   /**
    * Episodic memory (past conversation turns), as in `callModel`/`withMemory`:
    * in preload modes the relevant past turns join the memory block (within
@@ -86,10 +90,14 @@ export interface MemoryMiddlewareOptions
    */
   procedures?: ProcedureOptions;
   /**
-   * Where a person's memory lives (see `defaultMemoryLayout`): in preload
-   * modes every kind it declares with `recall` joins the memory block, from
-   * the same query embedding as the facts and episodes.
-   * @default undefined (facts and episodes only)
+   * Where a person's memory lives (see `defaultMemoryLayout`), declared once:
+   * facts are recalled, given to the tools and extracted in its `facts`
+   * namespace, episodes recalled and recorded in its `episodes` namespace
+   * (leave out `namespace` and `episodes.namespace`; different ones are
+   * refused with `InvalidOptionError`). In preload modes every kind it
+   * declares with `recall` joins the memory block, from the same query
+   * embedding as the facts and episodes.
+   * @default undefined (facts in `namespace`, episodes in `episodes.namespace`)
    */
   layout?: MemoryLayout;
   /**
@@ -101,10 +109,10 @@ export interface MemoryMiddlewareOptions
 
 type Extract = MemoryMiddlewareOptions["extract"];
 
-function toWriteOptions(extract: Extract): Omit<WriteMemoryOptions, "namespace" | "store"> | undefined {
+function toWriteOptions(extract: Extract): Omit<WriteMemoryOptions, "namespace" | "store" | "layout"> | undefined {
   if (extract === undefined) return undefined;
   if (typeof (extract as MemoryExtractor).save === "function") return { extractor: extract as MemoryExtractor };
-  return extract as Omit<WriteMemoryOptions, "namespace" | "store">;
+  return extract as Omit<WriteMemoryOptions, "namespace" | "store" | "layout">;
 }
 
 /** What middleware hooks get as `runtime`, in the parts memory reads. */
@@ -155,11 +163,13 @@ function runConfig(runtime: RuntimeLike): LangGraphRunnableConfig {
  *   { configurable: { thread_id: "monday" }, context: { user_id: session.userId } });
  * ```
  */
-export function memoryMiddleware(options: MemoryMiddlewareOptions) {
-  if (!options || typeof options !== "object") throw new InvalidArgumentError("memoryMiddleware needs options: { namespace, ... }");
-  checkKnownKeys(options, OPTION_KEYS.memoryMiddleware);
-  checkKnownKeys(options.episodes, OPTION_KEYS.episodes, "episodes.");
-  checkKnownKeys(options.memoryTools, OPTION_KEYS.memoryTools, "memoryTools.");
+export function memoryMiddleware(given: MemoryMiddlewareOptions) {
+  if (!given || typeof given !== "object") throw new InvalidArgumentError("memoryMiddleware needs options: { namespace, ... }");
+  checkKnownKeys(given, OPTION_KEYS.memoryMiddleware);
+  checkKnownKeys(given.episodes, OPTION_KEYS.episodes, "episodes.");
+  checkKnownKeys(given.memoryTools, OPTION_KEYS.memoryTools, "memoryTools.");
+  // Facts and episodes templates: the layout's, when it is given; preload, tools, extraction and recording get them.
+  const options = withLayoutTemplates(given);
   const mode = checkMode(options.mode === undefined ? "preload" : options.mode);
   checkTemplate(options.namespace);
   checkBoolean(options.handleToolErrors, "handleToolErrors");

@@ -12,8 +12,10 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 /** Episodic memory in `callModel` and `withMemory`: past conversation turns. */
 export interface EpisodeMemoryOptions {
   /**
-   * The episode namespace template.
-   * @default ["episodes", "{user_id}"]
+   * The episode namespace template. With the door's `layout`, leave it out:
+   * the layout's `episodes` namespace is used (a different one is refused
+   * with `InvalidOptionError`).
+   * @default the layout's episodes namespace, else ["episodes", "{user_id}"]
    */
   namespace?: NamespaceTemplate;
   /**

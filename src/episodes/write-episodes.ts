@@ -5,6 +5,8 @@ import { InvalidArgumentError, MissingConfigError } from "../errors.js";
 import { checkTemplate } from "../scope/check-template.js";
 import { resolveNamespace, threadIdOf, type NamespaceTemplate } from "../scope/namespace-template.js";
 import { resolveStore } from "../scope/resolve-store.js";
+import { templateFromLayout } from "../scope/layout-templates.js";
+import type { MemoryLayout } from "../scope/memory-layout.js";
 import { recordEpisodes, type RecordEpisodesOptions } from "./record.js";
 import { EPISODE_NAMESPACE } from "./episode.js";
 
@@ -12,9 +14,16 @@ import { EPISODE_NAMESPACE } from "./episode.js";
 export interface WriteEpisodesOptions {
   /**
    * The episode namespace template, filled from `config.configurable`.
-   * @default ["episodes", "{user_id}"]
+   * @default the layout's episodes namespace, else ["episodes", "{user_id}"]
    */
   namespace?: NamespaceTemplate;
+  /**
+   * Where a person's memory lives (see `defaultMemoryLayout`): turns go to
+   * its `episodes` namespace, where every forget path looks. A different
+   * `namespace` is refused with `InvalidOptionError`.
+   * @default undefined (turns go to `namespace`)
+   */
+  layout?: MemoryLayout;
   /**
    * The store to write to.
    * Used even when the runtime injects another store (`compile({ store })`,
@@ -40,7 +49,7 @@ export interface WriteEpisodesOptions {
  * ```
  */
 export function writeEpisodes(options: WriteEpisodesOptions = {}): (state: { messages: BaseMessage[] }, config: LangGraphRunnableConfig) => Promise<Record<string, never>> {
-  const template = options.namespace ?? EPISODE_NAMESPACE;
+  const template = templateFromLayout("episodes", options.namespace, options.layout, "namespace", EPISODE_NAMESPACE) as NamespaceTemplate;
   checkTemplate(template);
   if (options.ttl !== undefined && !(typeof options.ttl === "number" && options.ttl > 0)) {
     throw new InvalidArgumentError(`writeEpisodes ttl must be a positive number of minutes, got ${String(options.ttl)}`);

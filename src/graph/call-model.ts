@@ -14,6 +14,7 @@ import { validateRecallOptions } from "./recall.js";
 import { preloadMemoryBlock, preloadScope } from "./recall-context.js";
 import { resolveStore } from "../scope/resolve-store.js";
 import type { MemoryLayout } from "../scope/memory-layout.js";
+import { withLayoutTemplates } from "../scope/layout-templates.js";
 import { createMemoryTools, type MemoryToolsOptions } from "./tools.js";
 import { checkEpisodeOptions, episodeTools, type EpisodeMemoryOptions } from "../episodes/options.js";
 import { checkProcedureOptions, learnedInstructionsSection, type ProcedureOptions } from "../procedures/section.js";
@@ -38,8 +39,13 @@ export interface MessagesState {
 export interface CallModelOptions {
   /** The chat model. Must support `bindTools` when tools are bound. */
   model: BaseChatModel;
-  /** Memory namespace template, e.g. `["users", "{user_id}"]`. */
-  namespace: NamespaceTemplate;
+  /**
+   * Memory namespace template, e.g. `["users", "{user_id}"]`. With `layout`,
+   * leave it out: the layout's `facts` namespace is used (a different one is
+   * refused with `InvalidOptionError`).
+   * @default the layout's facts namespace (required without `layout`)
+   */
+  namespace?: NamespaceTemplate;
   /** How memories reach the model. @default "preload" */
   mode?: MemoryMode;
   /**
@@ -81,7 +87,7 @@ export interface CallModelOptions {
    * Options for the memory tools bound in postload/both modes.
    * @default {}
    */
-  memoryTools?: Omit<MemoryToolsOptions, "namespace" | "store">;
+  memoryTools?: Omit<MemoryToolsOptions, "namespace" | "store" | "layout">;
   /**
    * Episodic memory (past conversation turns): preloads the most relevant
    * turns after the facts (preload modes) and adds the
@@ -99,11 +105,15 @@ export interface CallModelOptions {
    */
   procedures?: ProcedureOptions;
   /**
-   * Where a person's memory lives (see `defaultMemoryLayout`): in preload
-   * modes, every kind it declares with `recall` is preloaded too, in its own
-   * section of the memory block, from the same query embedding as the facts
-   * and episodes. The forget paths erase every kind it names.
-   * @default undefined (facts and episodes only)
+   * Where a person's memory lives (see `defaultMemoryLayout`), declared once:
+   * the facts are read and written in its `facts` namespace and the episodes
+   * in its `episodes` namespace (leave out `namespace` and
+   * `episodes.namespace`; different ones are refused with
+   * `InvalidOptionError`). In preload modes, every kind it declares with
+   * `recall` is preloaded too, in its own section of the memory block, from
+   * the same query embedding as the facts and episodes. The forget paths
+   * erase every kind it names.
+   * @default undefined (facts in `namespace`, episodes in `episodes.namespace`)
    */
   layout?: MemoryLayout;
 }
@@ -145,13 +155,15 @@ export function checkMode(mode: unknown): MemoryMode {
  *   .addEdge(START, "call_model");
  * ```
  */
-export function callModel(options: CallModelOptions): (state: MessagesState, config: LangGraphRunnableConfig) => Promise<{ messages: BaseMessage[] }> {
-  if (!options || typeof options.model?.invoke !== "function") {
+export function callModel(given: CallModelOptions): (state: MessagesState, config: LangGraphRunnableConfig) => Promise<{ messages: BaseMessage[] }> {
+  if (!given || typeof given.model?.invoke !== "function") {
     throw new InvalidArgumentError("callModel needs `model`, a chat model");
   }
-  checkKnownKeys(options, OPTION_KEYS.callModel);
-  checkKnownKeys(options.episodes, OPTION_KEYS.episodes, "episodes.");
-  checkKnownKeys(options.memoryTools, OPTION_KEYS.memoryTools, "memoryTools.");
+  checkKnownKeys(given, OPTION_KEYS.callModel);
+  checkKnownKeys(given.episodes, OPTION_KEYS.episodes, "episodes.");
+  checkKnownKeys(given.memoryTools, OPTION_KEYS.memoryTools, "memoryTools.");
+  // Facts and episodes templates: the layout's, when it is given.
+  const options = withLayoutTemplates(given);
   const mode = checkMode(options.mode === undefined ? "preload" : options.mode);
   validateRecallOptions(options);
   checkString(options.systemPrompt, "systemPrompt", true);

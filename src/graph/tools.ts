@@ -9,6 +9,8 @@ import { InvalidArgumentError } from "../errors.js";
 import { checkTemplate } from "../scope/check-template.js";
 import { memoryText } from "./format-memories.js";
 import { resolveNamespace, threadIdOf, type NamespaceTemplate } from "../scope/namespace-template.js";
+import { templateFromLayout } from "../scope/layout-templates.js";
+import type { MemoryLayout } from "../scope/memory-layout.js";
 import { waitForPendingWrites } from "../scope/pending-writes.js";
 import { resolveStore } from "../scope/resolve-store.js";
 import { runAsActor } from "../privacy/actor.js";
@@ -22,8 +24,17 @@ export interface MemoryToolsOptions {
   /**
    * Where the model's memories live, filled from `config.configurable` at run
    * time, e.g. `["users", "{user_id}"]`. Never taken from the model's arguments.
+   * With `layout`, leave it out.
+   * @default the layout's facts namespace (required without `layout`)
    */
-  namespace: NamespaceTemplate;
+  namespace?: NamespaceTemplate;
+  /**
+   * Where a person's memory lives (see `defaultMemoryLayout`): the tools
+   * read and write its `facts` namespace, where every forget path looks. A
+   * different `namespace` is refused with `InvalidOptionError`.
+   * @default undefined (the tools use `namespace`)
+   */
+  layout?: MemoryLayout;
   /**
    * The store to use. Prefer passing it: the store LangGraph puts on
    * `config.store` drops `put`'s `index` argument.
@@ -143,13 +154,14 @@ export function createMemoryTools(options: MemoryToolsOptions): StructuredToolIn
   /** The `limit` argument of search_memory and list_memories. */
   const limitField = (verb: string, byDefault: number) =>
     z.number().int().min(1).max(maxSearchLimit).optional().describe(`How many memories to ${verb} at most (1-${maxSearchLimit}, default ${byDefault}).`);
-  checkTemplate(options.namespace);
+  const template = templateFromLayout("facts", options.namespace, options.layout, "namespace") as NamespaceTemplate;
+  checkTemplate(template);
   if (options.sharedNamespace) checkTemplate(options.sharedNamespace);
   const index = options.indexFields === undefined ? ["text"] : options.indexFields;
 
   const scope = (config: ToolRunnableConfig) => {
     const cfg = config as LangGraphRunnableConfig;
-    const namespace = resolveNamespace(options.namespace, cfg);
+    const namespace = resolveNamespace(template, cfg);
     const shared = options.sharedNamespace ? resolveNamespace(options.sharedNamespace, cfg) : undefined;
     return { namespace, shared, store: resolveStore(options.store, cfg) };
   };

@@ -12,6 +12,7 @@ import { writeMemory, type WriteMemoryOptions } from "./write-memory.js";
 import { checkEpisodeOptions, episodeTemplate, episodeTools } from "../episodes/options.js";
 import { writeEpisodes } from "../episodes/write-episodes.js";
 import { resolveNamespace } from "../scope/namespace-template.js";
+import { withLayoutTemplates } from "../scope/layout-templates.js";
 
 /** Node names {@link withMemory} adds. */
 export const MEMORY_NODES = { callModel: "call_model", tools: "tools", writeMemory: "write_memory" } as const;
@@ -30,7 +31,7 @@ export interface WithMemoryOptions extends Omit<CallModelOptions, "mode"> {
    * write_memory node saves nothing.
    * @default undefined (no extraction)
    */
-  extract?: MemoryExtractor | Omit<WriteMemoryOptions, "namespace" | "store">;
+  extract?: MemoryExtractor | Omit<WriteMemoryOptions, "namespace" | "store" | "layout">;
   /**
    * Let the model read errors of its tools (other than configuration errors,
    * which always fail the run).
@@ -49,10 +50,10 @@ function hasToolCalls(messages: BaseMessage[]): boolean {
   return last !== undefined && last.getType() === "ai" && (last.tool_calls?.length ?? 0) > 0;
 }
 
-function toWriteOptions(extract: WithMemoryOptions["extract"]): Omit<WriteMemoryOptions, "namespace" | "store"> | undefined {
+function toWriteOptions(extract: WithMemoryOptions["extract"]): Omit<WriteMemoryOptions, "namespace" | "store" | "layout"> | undefined {
   if (extract === undefined) return undefined;
   if (typeof (extract as MemoryExtractor).save === "function") return { extractor: extract as MemoryExtractor };
-  return extract as Omit<WriteMemoryOptions, "namespace" | "store">;
+  return extract as Omit<WriteMemoryOptions, "namespace" | "store" | "layout">;
 }
 
 /**
@@ -75,8 +76,8 @@ function toWriteOptions(extract: WithMemoryOptions["extract"]): Omit<WriteMemory
  *   { configurable: { thread_id: "t1", user_id: session.userId } });
  * ```
  */
-export function withMemory<G extends AnyStateGraph>(graph: G, options: WithMemoryOptions): G {
-  checkOptions(options, "withMemory options", OPTION_KEYS.withMemory, { optional: false });
+export function withMemory<G extends AnyStateGraph>(graph: G, given: WithMemoryOptions): G {
+  checkOptions(given, "withMemory options", OPTION_KEYS.withMemory, { optional: false });
   const g = graph as AnyStateGraph;
   if (!g || typeof g.addNode !== "function" || typeof g.channels !== "object") {
     throw new InvalidArgumentError("withMemory expects a StateGraph (not a compiled graph), e.g. new StateGraph(MessagesAnnotation)");
@@ -86,7 +87,9 @@ export function withMemory<G extends AnyStateGraph>(graph: G, options: WithMemor
       `withMemory needs a state with a \`messages\` channel (MessagesAnnotation or a superset); this graph has: ${Object.keys(g.channels).join(", ") || "none"}`,
     );
   }
-  if (!options || typeof options !== "object") throw new InvalidArgumentError("withMemory needs options: { model, namespace, ... }");
+  if (!given || typeof given !== "object") throw new InvalidArgumentError("withMemory needs options: { model, namespace, ... }");
+  // Facts and episodes templates: the layout's, when it is given; every node below gets them.
+  const options = withLayoutTemplates(given);
   const mode = checkMode(options.mode === undefined ? "preload" : options.mode);
   checkTemplate(options.namespace);
   checkBoolean(options.handleToolErrors, "handleToolErrors");

@@ -9,6 +9,8 @@ import type { MemoryExtractor } from "../extract/extractor.js";
 import { resolveNamespace, threadIdOf, type NamespaceTemplate } from "../scope/namespace-template.js";
 import { forgetQueuedWrite, trackPendingWrite, trackQueuedWrite } from "../scope/pending-writes.js";
 import { resolveStore } from "../scope/resolve-store.js";
+import { templateFromLayout } from "../scope/layout-templates.js";
+import type { MemoryLayout } from "../scope/memory-layout.js";
 
 /** Options of {@link writeMemory}. */
 export interface WriteMemoryOptions {
@@ -18,8 +20,19 @@ export interface WriteMemoryOptions {
    * @default undefined
    */
   extractor?: MemoryExtractor;
-  /** Where memories go, e.g. `["users", "{user_id}"]`, filled from `config.configurable`. */
-  namespace: NamespaceTemplate;
+  /**
+   * Where memories go, e.g. `["users", "{user_id}"]`, filled from
+   * `config.configurable`. With `layout`, leave it out.
+   * @default the layout's facts namespace (required without `layout`)
+   */
+  namespace?: NamespaceTemplate;
+  /**
+   * Where a person's memory lives (see `defaultMemoryLayout`): memories go to
+   * its `facts` namespace, where every forget path looks. A different
+   * `namespace` is refused with `InvalidOptionError`.
+   * @default undefined (memories go to `namespace`)
+   */
+  layout?: MemoryLayout;
   /**
    * The store to write to (background extractions keep the store of their run).
    * Used even when the runtime injects another store (`compile({ store })`,
@@ -69,7 +82,8 @@ export interface WriteMemoryOptions {
  */
 export function writeMemory(options: WriteMemoryOptions): (state: { messages: BaseMessage[] }, config: LangGraphRunnableConfig) => Promise<Record<string, never>> {
   checkKnownKeys(options, OPTION_KEYS.writeMemory);
-  const { extractor, namespace, store, debounceSeconds = 0, ttl } = options ?? ({} as WriteMemoryOptions);
+  const { extractor, store, debounceSeconds = 0, ttl } = options ?? ({} as WriteMemoryOptions);
+  const namespace = templateFromLayout("facts", options?.namespace, options?.layout, "namespace");
   if (extractor !== undefined && typeof (extractor as { save?: unknown })?.save !== "function") {
     throw new InvalidArgumentError("writeMemory's `extractor` must be a MemoryExtractor: new MemoryExtractor({ model })");
   }
