@@ -1,7 +1,8 @@
 /**
  * The memory server's log (Fastify's pino JSON, one object a line) as lines
  * a person reads at a terminal: one line per request, when it completes
- * (`14:03:07 GET /v1/memories?… 200 3.1 ms`), and other records as
+ * (`14:03:07 GET /v1/store/memories/:id 200 3.1 ms`: the route as declared, or
+ * the URL when the server logs values), and other records as
  * `time level message`. A line that is not JSON is passed on as it is.
  */
 const LEVELS: Record<number, string> = { 10: "trace", 20: "debug", 30: "info", 40: "warn", 50: "error", 60: "fatal" };
@@ -11,7 +12,7 @@ interface PinoRecord {
   time?: number;
   msg?: string;
   reqId?: string;
-  req?: { method?: string; url?: string };
+  req?: { method?: string; url?: string; route?: string };
   res?: { statusCode?: number };
   responseTime?: number;
   err?: { message?: string };
@@ -32,7 +33,7 @@ export function readableLogStream(out: { write(text: string): unknown } = proces
       const time = new Date(typeof r.time === "number" ? r.time : Date.now()).toTimeString().slice(0, 8);
       if (r.req && r.reqId !== undefined && !r.res) {
         // "incoming request": kept until the request completes, so each request is one line.
-        pending.set(r.reqId, `${r.req.method ?? "?"} ${r.req.url ?? "?"}`);
+        pending.set(r.reqId, `${r.req.method ?? "?"} ${r.req.url ?? r.req.route ?? "?"}`);
         return;
       }
       if (r.res && r.reqId !== undefined) {
