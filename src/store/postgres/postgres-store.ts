@@ -389,10 +389,16 @@ export class PostgresMemoryStore extends MemoryStoreBase {
   async stats(): Promise<PostgresStoreStats> {
     await this.setup();
     const t = this.tables;
-    const items = Number((await this.reads.query<{ n: string }>(`SELECT count(*) AS n FROM ${t.items}`)).rows[0].n);
-    const count = async (table: string) => Number((await this.reads.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
-    const pendingVectors = this.indexConfig ? await count(t.pending) : 0;
-    const vectors = this.indexConfig ? (await count(t.vectors)) + pendingVectors : 0;
+    // One statement, one snapshot: a vector moved from the pending table to the indexed one between
+    // two counts would be counted twice.
+    // (The vector tables exist only in a store with an index.)
+    const vectorCounts = this.indexConfig ? `, (SELECT count(*) FROM ${t.vectors}) AS vectors, (SELECT count(*) FROM ${t.pending}) AS pending` : "";
+    const counts = (
+      await this.reads.query<{ items: string; vectors?: string; pending?: string }>(`SELECT (SELECT count(*) FROM ${t.items}) AS items${vectorCounts}`)
+    ).rows[0];
+    const items = Number(counts.items);
+    const pendingVectors = this.indexConfig ? Number(counts.pending) : 0;
+    const vectors = this.indexConfig ? Number(counts.vectors) + pendingVectors : 0;
     const tableBytes: Record<string, number> = {};
     for (const name of Object.values(t.raw)) {
       const r = await this.reads.query<{ b: string | null }>(`SELECT pg_total_relation_size(to_regclass($1)) AS b`, [`"${t.schema}"."${name}"`]);
