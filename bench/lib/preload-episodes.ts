@@ -1,9 +1,9 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
-import { recordEpisodes } from "../../src/episodes/record.js";
 import { EPISODES_SECTION_HEADER } from "../../src/episodes/format.js";
 import { EPISODES_CONTENT, FACTS_CONTENT } from "../../src/graph/format-memories.js";
 import { preloadMemoryBlock, preloadScope, type PreloadSettings } from "../../src/graph/recall-context.js";
 import { loadConversationSet, type LargeConversation } from "./conversations-large.js";
+import { recordTurns } from "./episode-ingest.js";
 import { latency } from "./vectors.js";
 
 /** The embedder view the preload bench hands in: precomputed query vectors, and a count of live query embeddings. */
@@ -45,26 +45,10 @@ export async function benchPreloadWithEpisodes(
   const { user, turns: target, timedTurns, warmup } = options;
   const convs: LargeConversation[] = [...(await loadConversationSet("dev1", "all")), ...(await loadConversationSet("dev2", "all"))];
   const namespace = ["episodes", user];
-  let recorded = 0;
   const t0 = performance.now();
-  for (let rep = 0; recorded < target; rep++) {
-    for (const c of convs) {
-      for (const [si, s] of c.sessions.entries()) {
-        if (recorded >= target) break;
-        const take = s.turns.slice(0, target - recorded);
-        await recordEpisodes({
-          store,
-          namespace,
-          threadId: `r${rep}-${c.id}-s${si}`,
-          messages: take.map(([speaker, text]) => ({ role: speaker === c.speakers[0] ? "user" : "assistant", content: text })),
-          now: `${s.date}T12:00:00Z`,
-          speakers: { user: c.speakers[0], assistant: c.speakers[1] },
-        });
-        recorded += take.length;
-        if (recorded % 1000 < take.length) process.stdout.write(`\rrecorded ${recorded} episode turns`);
-      }
-    }
-  }
+  const recorded = await recordTurns(store, namespace, convs, target, (n) => {
+    if (n % 1000 < 40) process.stdout.write(`\rrecorded ${n} episode turns`);
+  });
   const recordSeconds = (performance.now() - t0) / 1000;
   console.log(` in ${recordSeconds.toFixed(1)} s`);
 
