@@ -23,12 +23,11 @@ import os from "node:os";
 import { Embeddings } from "@langchain/core/embeddings";
 import { UniversalSentenceEncoderEmbeddings } from "../src/embeddings/universal-sentence-encoder.js";
 import { HNSWStore } from "../src/store/hnsw/hnsw-store.js";
-import { recordEpisodes } from "../src/episodes/record.js";
 import { searchEpisodes } from "../src/episodes/search.js";
 import { DiskCachedEmbeddings } from "./lib/disk-cache.js";
 import { loadConversationSet, loadLargeConversations } from "./lib/conversations-large.js";
 import { recallReport } from "./lib/episode-recall.js";
-import { measureIngest } from "./lib/episode-ingest.js";
+import { measureIngest, recordTurns } from "./lib/episode-ingest.js";
 
 const TURNS = Number(process.env.TURNS ?? 10_000);
 const QUERIES = Number(process.env.QUERIES ?? 200);
@@ -85,25 +84,8 @@ const embeddings = new LiveQueries();
 const store = new HNSWStore({ index: { dims: 512, embeddings, fields: ["text"] } });
 const namespace = ["episodes", "user-1"];
 const convs = await loadLargeConversations("all");
-let turns = 0;
 const tBuild = performance.now();
-for (let rep = 0; turns < TURNS; rep++) {
-  for (const c of convs) {
-    for (const [si, s] of c.sessions.entries()) {
-      if (turns >= TURNS) break;
-      const take = s.turns.slice(0, TURNS - turns);
-      await recordEpisodes({
-        store,
-        namespace,
-        threadId: `r${rep}-${c.id}-s${si}`,
-        messages: take.map(([speaker, text]) => ({ role: speaker === c.speakers[0] ? "user" : "assistant", content: text })),
-        now: `${s.date}T12:00:00Z`,
-        speakers: { user: c.speakers[0], assistant: c.speakers[1] },
-      });
-      turns += take.length;
-    }
-  }
-}
+const turns = await recordTurns(store, namespace, convs, TURNS);
 const buildS = (performance.now() - tBuild) / 1000;
 const queries = convs.flatMap((c) => c.questions.map((q) => q.q)).slice(0, QUERIES);
 

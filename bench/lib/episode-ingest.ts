@@ -1,7 +1,37 @@
 import { UniversalSentenceEncoderEmbeddings } from "../../src/embeddings/universal-sentence-encoder.js";
 import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
 import { recordEpisodes } from "../../src/episodes/record.js";
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { baselineText, type LargeConversation } from "./conversations-large.js";
+
+/**
+ * Records `convs` into one episode namespace with recordEpisodes, session by
+ * session (one call each, as a thread is recorded), cycling through them
+ * under new thread ids (`r<rep>-<conversation>-s<session>`) until `turns`
+ * turns are written. Returns how many were written.
+ */
+export async function recordTurns(store: BaseStore, namespace: string[], convs: LargeConversation[], turns: number, onSession?: (recorded: number) => void): Promise<number> {
+  let recorded = 0;
+  for (let rep = 0; recorded < turns; rep++) {
+    for (const c of convs) {
+      for (const [si, s] of c.sessions.entries()) {
+        if (recorded >= turns) break;
+        const take = s.turns.slice(0, turns - recorded);
+        await recordEpisodes({
+          store,
+          namespace,
+          threadId: `r${rep}-${c.id}-s${si}`,
+          messages: take.map(([speaker, text]) => ({ role: speaker === c.speakers[0] ? "user" : "assistant", content: text })),
+          now: `${s.date}T12:00:00Z`,
+          speakers: { user: c.speakers[0], assistant: c.speakers[1] },
+        });
+        recorded += take.length;
+        onSession?.(recorded);
+      }
+    }
+  }
+  return recorded;
+}
 
 /**
  * Ingest throughput, uncached: the same sessions recorded as episodes
