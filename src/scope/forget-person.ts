@@ -4,7 +4,7 @@ import { erasePrefixes, type ErasedPrefix } from "./erase-prefixes.js";
 import { kindTemplates, type MemoryLayout } from "./memory-layout.js";
 import { matchTemplate } from "./layout-match.js";
 import type { NamespaceValues } from "./memory-namespace.js";
-import { encodeLabel, type NamespaceTemplate } from "./namespace-template.js";
+import { encodeLabel, placeholderName, templateKeys, type NamespaceTemplate } from "./namespace-template.js";
 import { waitForPendingWrites } from "./pending-writes.js";
 import { underlyingStore } from "./resolve-store.js";
 
@@ -45,7 +45,6 @@ export interface ForgetPersonOptions {
 }
 
 const PAGE = 1000;
-const PLACEHOLDER = /^\{([A-Za-z0-9_$-]+)\}$/;
 
 /**
  * The namespaces a template names for `values`: one, or (with an enumerated
@@ -55,15 +54,15 @@ const PLACEHOLDER = /^\{([A-Za-z0-9_$-]+)\}$/;
  */
 async function namespacesOf(store: BaseStore, layout: MemoryLayout, kind: string, template: NamespaceTemplate, values: NamespaceValues): Promise<string[][]> {
   const fixed: (string | undefined)[] = template.map((label) => {
-    const m = PLACEHOLDER.exec(label);
-    if (!m) {
-      if (/\{[A-Za-z0-9_$-]+\}/.test(label)) throw new InvalidArgumentError(`kind '${kind}': label '${label}' mixes text and a placeholder, which forgetting cannot enumerate`);
+    const key = placeholderName(label);
+    if (key === undefined) {
+      if (templateKeys([label]).length > 0) throw new InvalidArgumentError(`kind '${kind}': label '${label}' mixes text and a placeholder, which forgetting cannot enumerate`);
       return label;
     }
-    const v = values[m[1]!];
+    const v = values[key];
     if (v !== undefined && v !== null && v !== "") return encodeLabel(String(v));
-    if (layout.enumerated.includes(m[1]!)) return undefined;
-    throw new MissingConfigError(`forgetting kind '${kind}' (${JSON.stringify(template)}) needs ${m[1]}; nothing was deleted`);
+    if (layout.enumerated.includes(key)) return undefined;
+    throw new MissingConfigError(`forgetting kind '${kind}' (${JSON.stringify(template)}) needs ${key}; nothing was deleted`);
   });
   const open = fixed.indexOf(undefined);
   if (open === -1) return [fixed as string[]];

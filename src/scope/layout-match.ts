@@ -1,6 +1,6 @@
 import { HIDDEN_NAMESPACE_ROOTS } from "../store/hidden-namespaces.js";
 import { kindTemplates, type MemoryKind, type MemoryLayout } from "./memory-layout.js";
-import { decodeLabel, type NamespaceTemplate } from "./namespace-template.js";
+import { decodeLabel, placeholderName, type NamespaceTemplate } from "./namespace-template.js";
 
 /** What a stored namespace is in a layout. */
 export interface NamespaceRole {
@@ -14,8 +14,6 @@ export interface NamespaceRole {
   values: Record<string, string>;
 }
 
-const PLACEHOLDER = /^\{([A-Za-z0-9_$-]+)\}$/;
-
 /**
  * The values `namespace` gives `template`'s placeholders when it lies at or
  * under it (whole labels), or undefined when it does not.
@@ -25,8 +23,8 @@ export function matchTemplate(template: NamespaceTemplate, namespace: readonly s
   const values: Record<string, string> = {};
   for (let i = 0; i < template.length; i++) {
     const label = template[i]!;
-    const m = PLACEHOLDER.exec(label);
-    if (m) values[m[1]!] = decodeLabel(namespace[i]!);
+    const key = placeholderName(label);
+    if (key !== undefined) values[key] = decodeLabel(namespace[i]!);
     else if (label !== namespace[i]) return undefined;
   }
   return values;

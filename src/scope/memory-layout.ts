@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from "../errors.js";
 import { CURSOR_NAMESPACE_ROOT, EPISODE_CURSOR_ROOT, HIDDEN_NAMESPACE_ROOTS } from "../store/hidden-namespaces.js";
 import { checkTemplate } from "./check-template.js";
-import { templateKeys, type NamespaceTemplate } from "./namespace-template.js";
+import { placeholderName, templateKeys, type NamespaceTemplate } from "./namespace-template.js";
 import { PROCEDURE_FEEDBACK_ROOT, PROCEDURES_ROOT } from "./procedure-namespace.js";
 
 /** How the inspector and the CLI show a kind of memory. */
@@ -108,7 +108,7 @@ export const FACTS_TEMPLATE: NamespaceTemplate = ["users", "{user_id}"];
 /** The default episodes template. */
 export const EPISODES_TEMPLATE: NamespaceTemplate = ["episodes", "{user_id}"];
 
-const isPlaceholder = (label: string) => /^\{[A-Za-z0-9_$-]+\}$/.test(label);
+const isPlaceholder = (label: string) => placeholderName(label) !== undefined;
 
 /**
  * Whether two templates can name the same namespace or one a prefix of the

@@ -32,6 +32,11 @@ export function decodeLabel(label: string): string {
   return label.replace(/%([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
+/** The placeholder a whole label is (`"{user_id}"` → `"user_id"`), else undefined. */
+export function placeholderName(label: string): string | undefined {
+  return /^\{([A-Za-z0-9_$-]+)\}$/.exec(label)?.[1];
+}
+
 /** The names of the placeholders a template uses, e.g. `["user_id"]`. */
 export function templateKeys(template: NamespaceTemplate): string[] {
   const keys = new Set<string>();
