@@ -133,7 +133,6 @@ export async function forgetPerson(store: BaseStore, options: ForgetPersonOption
   const real = underlyingStore(store);
   const { targets, kept } = await personNamespaces(real, options);
   const prefixes = targets.map((t) => t.namespace);
-  const owner = targets;
   const kinds: Record<string, KindErasure> = {};
   for (const kind of layout.kinds) kinds[kind.name] ??= { namespaces: [], items: 0, versions: 0, cursors: 0, bookkeeping: 0 };
   for (const t of targets) kinds[t.kind] ??= { namespaces: [], items: 0, versions: 0, cursors: 0, bookkeeping: 0 };
@@ -141,7 +140,7 @@ export async function forgetPerson(store: BaseStore, options: ForgetPersonOption
   const erased = await erasePrefixes(store, prefixes);
   let total = 0;
   erased.forEach((r, i) => {
-    const { kind, bookkeeping } = owner[i]!;
+    const { kind, bookkeeping } = targets[i]!;
     const k = kinds[kind]!;
     k.namespaces.push(r.namespace);
     if (bookkeeping) k.bookkeeping += r.items;
