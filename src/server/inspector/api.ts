@@ -6,7 +6,6 @@ import { erasePerson } from "../../privacy/erase-person.js";
 import type { KindErasure } from "../../scope/forget-person.js";
 import { classifyNamespace, isBookkeeping, personOf } from "../../scope/layout-match.js";
 import { defaultMemoryLayout, type MemoryLayout } from "../../scope/memory-layout.js";
-import { HIDDEN_NAMESPACE_ROOTS } from "../../store/hidden-namespaces.js";
 import { namespaceKey, validateNamespace } from "../../store/namespace.js";
 import { listThreads, threadTurns } from "./episodes-api.js";
 import { matches, peekItem, peekSearch, scanPrefix, sortItems, textOf, type FilterField, type MemorySort, type PageRequest } from "./listing.js";
@@ -145,7 +144,7 @@ export class InspectorApi {
    */
   async namespaces(): Promise<InspectorNamespace[]> {
     const all = (await this.store.listNamespaces({ limit: 100_000 })).filter((ns) => {
-      if (HIDDEN_NAMESPACE_ROOTS.includes(ns[0]!) || isBookkeeping(this.layout, ns)) return false;
+      if (isBookkeeping(this.layout, ns)) return false;
       return classifyNamespace(this.layout, ns)?.kind.view !== "procedures";
     });
     // count(ns) covers the namespaces below it: subtract, from each namespace's nearest listed
