@@ -5,7 +5,7 @@ import { ProtectedStore } from "../../privacy/protected-store.js";
 import { erasePerson } from "../../privacy/erase-person.js";
 import type { KindErasure } from "../../scope/forget-person.js";
 import { classifyNamespace, isBookkeeping, personOf } from "../../scope/layout-match.js";
-import { defaultMemoryLayout, type MemoryLayout } from "../../scope/memory-layout.js";
+import { defaultMemoryLayout, layoutKind, type MemoryLayout } from "../../scope/memory-layout.js";
 import { namespaceKey, validateNamespace } from "../../store/namespace.js";
 import { listThreads, threadTurns } from "./episodes-api.js";
 import { matches, peekItem, peekSearch, scanPrefix, sortItems, textOf, type FilterField, type MemorySort, type PageRequest } from "./listing.js";
@@ -298,7 +298,7 @@ export class InspectorApi {
       return { ...out, memories: r.items, history: r.history, cursors: r.cursors };
     }
     for (const [name, k] of Object.entries(report.kinds ?? {})) {
-      const view = this.layout.kinds.find((x) => x.name === name)?.view ?? "memories";
+      const view = layoutKind(this.layout, name)?.view ?? "memories";
       if (view === "episodes") out.episodes += k.items;
       else if (view === "procedures") out.procedures += k.items + k.bookkeeping;
       else out.memories += k.items + k.bookkeeping;
