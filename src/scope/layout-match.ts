@@ -63,6 +63,11 @@ export function isBookkeeping(layout: MemoryLayout, namespace: readonly string[]
   return classifyNamespace(layout, namespace)?.role === "bookkeeping";
 }
 
+/** Whether a namespace is listed among memories: not bookkeeping, and not learned instructions (they have their own view). */
+export function listedAsMemories(layout: MemoryLayout, namespace: readonly string[]): boolean {
+  return !isBookkeeping(layout, namespace) && classifyNamespace(layout, namespace)?.kind.view !== "procedures";
+}
+
 /**
  * The person whose namespace `namespace` is, exactly (one of a kind's person
  * templates, not a namespace below it): the decoded value of its person

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { classifyNamespace, isBookkeeping } from "../../scope/layout-match.js";
+import { listedAsMemories } from "../../scope/layout-match.js";
 import { readLayoutFile } from "../layout-file.js";
 import { HIDDEN_NAMESPACE_ROOTS } from "../../store/hidden-namespaces.js";
 import { CliError } from "../../errors.js";
@@ -72,7 +72,7 @@ export function registerReadCommands(program: Command): void {
         // Kinds shown as kinds: learned instructions have their own command, bookkeeping is never a memory.
         const named = (ns: string[]) => prefix.length > 0 && prefix[0] === ns[0];
         const rows = (await source.namespaces(prefix, { includeHidden: o.all })).filter(
-          (r) => o.all || named(r.namespace) || !(isBookkeeping(layout, r.namespace) || classifyNamespace(layout, r.namespace)?.kind.view === "procedures"),
+          (r) => o.all || named(r.namespace) || listedAsMemories(layout, r.namespace),
         );
         if (g.json) return printJson(rows);
         if (rows.length === 0) return void process.stdout.write(`no namespaces under ${prefix.length ? formatNamespace(prefix) : "the root"}\n`);

@@ -4,7 +4,7 @@ import { historyNamespace, versionPut, type MemoryVersion } from "../../privacy/
 import { ProtectedStore } from "../../privacy/protected-store.js";
 import { erasePerson } from "../../privacy/erase-person.js";
 import type { KindErasure } from "../../scope/forget-person.js";
-import { classifyNamespace, isBookkeeping, personOf } from "../../scope/layout-match.js";
+import { classifyNamespace, listedAsMemories, personOf } from "../../scope/layout-match.js";
 import { defaultMemoryLayout, layoutKind, type MemoryLayout } from "../../scope/memory-layout.js";
 import { namespaceKey, validateNamespace } from "../../store/namespace.js";
 import { listThreads, threadTurns } from "./episodes-api.js";
@@ -143,10 +143,7 @@ export class InspectorApi {
    * instructions, which have their own view.
    */
   async namespaces(): Promise<InspectorNamespace[]> {
-    const all = (await this.store.listNamespaces({ limit: 100_000 })).filter((ns) => {
-      if (isBookkeeping(this.layout, ns)) return false;
-      return classifyNamespace(this.layout, ns)?.kind.view !== "procedures";
-    });
+    const all = (await this.store.listNamespaces({ limit: 100_000 })).filter((ns) => listedAsMemories(this.layout, ns));
     // count(ns) covers the namespaces below it: subtract, from each namespace's nearest listed
     // ancestor, what the namespace covers (n namespaces × their depth, not n²).
     const listed = new Set(all.map(namespaceKey));
