@@ -167,22 +167,15 @@ export function resolveOptimizerOptions(options: ProcedureOptimizerOptions): Res
   if (!o.model || typeof (o.model as { invoke?: unknown }).invoke !== "function") throw new InvalidArgumentError("ProcedureOptimizer needs `model`: a LangChain chat model");
   const strategy = or(o.strategy, OPTIMIZER_DEFAULTS.strategy) as OptimizerStrategy;
   if (!OPTIMIZER_STRATEGIES.includes(strategy)) throw bad("strategy", OPTIMIZER_STRATEGIES.map((s) => JSON.stringify(s)).join(", ").replace(/, ([^,]*)$/, " or $1"), o.strategy);
-  if (o.limits !== undefined && (o.limits === null || typeof o.limits !== "object" || Array.isArray(o.limits))) throw bad("limits", "an object { maxChars?, maxChangedLines?, maxRemovedLines? }", o.limits);
-  for (const k of Object.keys((o.limits as object | undefined) ?? {})) if (k !== "maxChars" && k !== "maxChangedLines" && k !== "maxRemovedLines") throw new InvalidArgumentError(`ProcedureOptimizer limits has no option ${JSON.stringify(k)}`);
   const agentWide = or(o.agentWide, OPTIMIZER_DEFAULTS.agentWide);
   if (agentWide !== "deny" && agentWide !== "allow" && typeof agentWide !== "function") throw bad("agentWide", `"deny", "allow" or an approval function`, o.agentWide);
-  const prompts = or(o.prompts, {}) as object;
-  if (prompts === null || typeof prompts !== "object" || Array.isArray(prompts)) throw bad("prompts", `an object of prompt texts (${OPTIMIZER_PROMPT_KEYS.join(", ")})`, o.prompts);
-  for (const [k, v] of Object.entries(prompts)) {
-    if (!(OPTIMIZER_PROMPT_KEYS as readonly string[]).includes(k)) throw new InvalidArgumentError(`ProcedureOptimizer prompts has no prompt ${JSON.stringify(k)} (known: ${OPTIMIZER_PROMPT_KEYS.join(", ")})`);
-    if (typeof v !== "string" || v.trim() === "") throw bad(`prompts.${k}`, "a non-empty string", v);
-  }
+  // The shape check refused a non-object `prompts` and unknown prompt names; a given prompt must also hold text.
+  const prompts = (o.prompts ?? {}) as OptimizerPrompts;
+  for (const [k, v] of Object.entries(prompts)) if (typeof v !== "string" || v.trim() === "") throw bad(`prompts.${k}`, "a non-empty string", v);
   const logger = or(o.logger, console);
   if (!logger || typeof logger !== "object" || typeof (logger as MemoryLogger).warn !== "function" || typeof (logger as MemoryLogger).error !== "function") {
     throw bad("logger", "an object with warn() and error()", o.logger);
   }
-  const delay = or(o.retryDelaySeconds, OPTIMIZER_DEFAULTS.retryDelaySeconds);
-  if (typeof delay !== "number" || !Number.isFinite(delay) || delay < 0) throw bad("retryDelaySeconds", "a number ≥ 0", o.retryDelaySeconds);
   if (o.onReview !== undefined && typeof o.onReview !== "function") throw bad("onReview", "a function", o.onReview);
   const days = or(o.retainUsedFeedbackDays, OPTIMIZER_DEFAULTS.retainUsedFeedbackDays);
   if (typeof days !== "number" || !(days >= 0)) throw bad("retainUsedFeedbackDays", "a number ≥ 0 (or Infinity)", o.retainUsedFeedbackDays);
@@ -197,10 +190,10 @@ export function resolveOptimizerOptions(options: ProcedureOptimizerOptions): Res
     rejectUnsafe: bool(o, "rejectUnsafe", OPTIMIZER_DEFAULTS.rejectUnsafe),
     maxFeedbackPerRun: int(o, "maxFeedbackPerRun", OPTIMIZER_DEFAULTS.maxFeedbackPerRun, 1),
     retainUsedFeedbackDays: days,
-    prompts: { ...(prompts as OptimizerPrompts) },
+    prompts: { ...prompts },
     maxReplyChars: int(o, "maxReplyChars", OPTIMIZER_DEFAULTS.maxReplyChars, 100),
     maxAttempts: int(o, "maxAttempts", OPTIMIZER_DEFAULTS.maxAttempts, 1),
-    retryDelaySeconds: delay,
+    retryDelaySeconds: options.retryDelaySeconds ?? OPTIMIZER_DEFAULTS.retryDelaySeconds,
     ...(o.onReview ? { onReview: o.onReview as ProcedureReviewHook } : {}),
     logger: logger as MemoryLogger,
   };

@@ -18,15 +18,8 @@ export interface PutCondition {
   equals: number | string | null;
 }
 
-/** A put operation with an optional precondition, for stores with {@link supportsConditionalPuts}. */
-export interface ConditionalPut {
-  namespace: string[];
-  key: string;
-  ifValue?: PutCondition;
-}
-
 /** The property a store sets to `true` when it honours `ifValue` on puts. */
-export const CONDITIONAL_PUTS = "conditionalPuts";
+const CONDITIONAL_PUTS = "conditionalPuts";
 
 /** Whether `store` honours `ifValue` (stores that do not would ignore it: never send it to them). */
 export function supportsConditionalPuts(store: BaseStore): boolean {
