@@ -31,6 +31,9 @@ import type { PostgresHnswOptions } from "./store/postgres/settings.js";
 import type { RemoteStoreOptions } from "./store/remote/remote-store.js";
 import type { TTLConfig } from "./store/ttl.js";
 
+/** The keys of MemoryServerOptions, which StartMemoryServerOptions extends. */
+const MEMORY_SERVER_KEYS: Record<keyof MemoryServerOptions & string, true> = { layout: true, logger: true, store: true, apiKey: true, authenticate: true, allowUnauthenticated: true, usersLabel: true, bodyLimit: true, maxLimit: true, maxBatchOperations: true, requestTimeout: true, logValues: true, plugins: true, closeStore: true, allowedHosts: true, maxJsonDepth: true, maxResultsPerRequest: true, maxResponseBytes: true };
+
 /**
  * The keys of every public options object, one list each, held by the
  * compiler to exactly the keys of its interface (see `optionKeys`). Every
@@ -46,8 +49,8 @@ export const OPTION_KEYS = {
   postgresStore: optionKeys<PostgresMemoryStoreOptions>({ sessionSettings: true, embedderIdentity: true, index: true, ttl: true, hnsw: true, retrieval: true, clock: true, logger: true, pool: true, schema: true, maxRetries: true, connectionString: true, poolConfig: true, tablePrefix: true, preparedStatements: true, statementTimeoutMs: true, connectionRetryMs: true }),
   postgresHnsw: optionKeys<PostgresHnswOptions>({ m: true, efConstruction: true, efSearch: true, exactScanThreshold: true, deferredIndexing: true, indexWorkers: true, maxPendingVectors: true }),
   remoteStore: optionKeys<RemoteStoreOptions>({ url: true, apiKey: true, headers: true, timeoutMs: true, fetch: true }),
-  memoryServer: optionKeys<MemoryServerOptions>({ layout: true, logger: true, store: true, apiKey: true, authenticate: true, allowUnauthenticated: true, usersLabel: true, bodyLimit: true, maxLimit: true, maxBatchOperations: true, requestTimeout: true, logValues: true, plugins: true, closeStore: true, allowedHosts: true, maxJsonDepth: true, maxResultsPerRequest: true, maxResponseBytes: true }),
-  startMemoryServer: optionKeys<StartMemoryServerOptions>({ layout: true, logger: true, store: true, apiKey: true, authenticate: true, allowUnauthenticated: true, usersLabel: true, bodyLimit: true, maxLimit: true, maxBatchOperations: true, requestTimeout: true, logValues: true, plugins: true, closeStore: true, allowedHosts: true, maxJsonDepth: true, maxResultsPerRequest: true, maxResponseBytes: true, host: true, port: true, handleSignals: true }),
+  memoryServer: optionKeys<MemoryServerOptions>(MEMORY_SERVER_KEYS),
+  startMemoryServer: optionKeys<StartMemoryServerOptions>({ ...MEMORY_SERVER_KEYS, host: true, port: true, handleSignals: true }),
   memoryStoreFromEnv: optionKeys<MemoryStoreFromEnvOptions>({ index: true, hnsw: true, postgres: true, remote: true, env: true }),
   protectedStore: optionKeys<ProtectedStoreOptions>({ history: true, redactor: true, audit: true, historyTtl: true }),
   redactor: optionKeys<RedactorOptions>({ detectors: true, patterns: true }),

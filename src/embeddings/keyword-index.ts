@@ -1,4 +1,4 @@
-import { checkBoolean, checkKnownKeys, checkNumber, checkOptionsObject } from "../option-checks.js";
+import { checkBoolean, checkNumber, checkOptions } from "../option-checks.js";
 import { OPTION_KEYS } from "../option-keys.js";
 import { InvalidArgumentError } from "../errors.js";
 import { tokenize } from "./tokenize.js";
@@ -68,8 +68,7 @@ export class KeywordIndex {
   private totalLength = 0;
 
   constructor(options: KeywordIndexOptions = {}) {
-    checkOptionsObject(options, "KeywordIndex options");
-    checkKnownKeys(options, OPTION_KEYS.keywordIndex);
+    checkOptions(options, "KeywordIndex options", OPTION_KEYS.keywordIndex);
     checkNumber(options.k1, "k1", { min: 0 });
     checkNumber(options.b, "b", { min: 0, max: 1 });
     checkBoolean(options.stemming, "stemming");

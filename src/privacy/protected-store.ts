@@ -10,7 +10,7 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError, RedactionError } from "../errors.js";
 import { OPTION_KEYS } from "../option-keys.js";
-import { checkBoolean, checkFunction, checkHasMethods, checkKnownKeys, checkNumber, checkOptionsObject } from "../option-checks.js";
+import { checkBoolean, checkFunction, checkHasMethods, checkNumber, checkOptions } from "../option-checks.js";
 import { MAX_TTL_MINUTES } from "../store/ttl.js";
 import { bookkeepingMirrors } from "../store/hidden-namespaces.js";
 import { ERASE_TARGET } from "../scope/erase-prefixes.js";
@@ -87,8 +87,7 @@ export class ProtectedStore extends BaseStore {
     if (!inner || typeof (inner as { batch?: unknown }).batch !== "function") {
       throw new InvalidArgumentError("ProtectedStore needs a store to wrap (a BaseStore)");
     }
-    checkOptionsObject(options, "ProtectedStore options");
-    checkKnownKeys(options, OPTION_KEYS.protectedStore);
+    checkOptions(options, "ProtectedStore options", OPTION_KEYS.protectedStore);
     checkFunction(options.redactor, "redactor");
     checkBoolean(options.history, "history");
     checkHasMethods(options.audit, "audit", ["append", "close"]);

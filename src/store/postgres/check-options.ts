@@ -1,6 +1,6 @@
 import { InvalidArgumentError, InvalidOptionError } from "../../errors.js";
 import { OPTION_KEYS } from "../../option-keys.js";
-import { checkBoolean, checkFunction, checkHasMethods, checkKnownKeys, checkNumber, checkObject, checkOneOf, checkOptionsObject, checkPositiveInt, checkString } from "../../option-checks.js";
+import { checkBoolean, checkFunction, checkHasMethods, checkKnownKeys, checkNumber, checkObject, checkOneOf, checkOptions, checkPositiveInt, checkString } from "../../option-checks.js";
 import { RETRIEVAL_MODES } from "../retrieval-mode.js";
 import { validateTtlConfig } from "../ttl.js";
 import type { PostgresMemoryStoreOptions } from "./options.js";
@@ -11,8 +11,7 @@ import { isIdentifier } from "./sql.js";
  * and range (a named {@link InvalidOptionError} otherwise).
  */
 export function checkPostgresOptions(options: PostgresMemoryStoreOptions): void {
-  checkOptionsObject(options, "PostgresMemoryStore options", false);
-  checkKnownKeys(options, OPTION_KEYS.postgresStore);
+  checkOptions(options, "PostgresMemoryStore options", OPTION_KEYS.postgresStore, { optional: false });
   checkKnownKeys(options.hnsw, OPTION_KEYS.postgresHnsw, "hnsw.");
   checkKnownKeys(options.ttl, OPTION_KEYS.ttl, "ttl.");
   checkKnownKeys(options.index, OPTION_KEYS.index, "index.");

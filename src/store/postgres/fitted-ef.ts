@@ -34,7 +34,7 @@ export class VectorTableSize {
 
   /** The beam for the table's size as last read (the widest until it is known). */
   efSearch(): number {
-    return this.estimate === undefined ? fittedEfSearch(Number.POSITIVE_INFINITY) : fittedEfSearch(this.estimate);
+    return fittedEfSearch(this.estimate ?? Number.POSITIVE_INFINITY);
   }
 
   /** Reads the size again when the last reading is older than 30 s (not awaited by searches). */

@@ -31,12 +31,11 @@ function statements(s: WalkSettings, mode: WalkSettingsMode): string[] {
   // A search is a short OLTP statement: a parallel worker (the planner offers one for the pending
   // branch while its statistics still count rows that were moved) costs more to start than the scan.
   out.push("max_parallel_workers_per_gather = 0");
-  if (mode === "local") {
-    // As before for connections the store does not own: the selection is large (it was counted),
-    // so walk the index, never sort the scope. enable_sort = off prices the pending branch's
-    // (unavoidable, small) sort at 1e10, which would pass jit_above_cost: jit off too.
-    out.push("enable_sort = off", "jit = off");
-  } else out.push("jit = off");
+  // As before for connections the store does not own: the selection is large (it was counted),
+  // so walk the index, never sort the scope. enable_sort = off prices the pending branch's
+  // (unavoidable, small) sort at 1e10, which would pass jit_above_cost: jit off too.
+  if (mode === "local") out.push("enable_sort = off");
+  out.push("jit = off");
   return out;
 }
 
@@ -47,22 +46,18 @@ function statements(s: WalkSettings, mode: WalkSettingsMode): string[] {
  */
 export async function withWalkSettings<T>(db: Queryable, settings: WalkSettings, mode: WalkSettingsMode, inTransaction: boolean, run: () => Promise<T>): Promise<T> {
   const list = statements(settings, mode);
+  const key = list.join("; ");
+  if (mode === "session" && applied.get(db) === key) return run();
+  const local = list.map((s) => `SET LOCAL ${s}`);
+  if (inTransaction) {
+    await db.query(local.join("; "));
+    return run();
+  }
   if (mode === "session") {
-    const key = list.join("; ");
-    if (applied.get(db) === key) return run();
-    if (inTransaction) {
-      await db.query(list.map((s) => `SET LOCAL ${s}`).join("; "));
-      return run();
-    }
     // Cleared first: a failed SET leaves the session's settings unknown.
     applied.delete(db);
     await db.query(list.map((s) => `SET ${s}`).join("; "));
     applied.set(db, key);
-    return run();
-  }
-  const local = list.map((s) => `SET LOCAL ${s}`);
-  if (inTransaction) {
-    await db.query(local.join("; "));
     return run();
   }
   await db.query(["BEGIN", ...local].join("; "));

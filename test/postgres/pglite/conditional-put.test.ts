@@ -3,20 +3,14 @@
  * pgvector over the pg driver: the advisory lock and the check work on that
  * engine too, and learned instructions refuse a stale writer.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { StoreConflictError } from "../../../src/errors.js";
 import { PostgresMemoryStore } from "../../../src/store/postgres/index.js";
 import { expectCompareAndSet, InterleavingStore } from "../../helpers/procedure-race.js";
-import { pgliteForFile } from "./pglite.js";
+import { closeStoresAfterEach, pgliteForFile } from "./pglite.js";
 
 const pg = pgliteForFile();
-const open: { store: PostgresMemoryStore; schema: string }[] = [];
-afterEach(async () => {
-  for (const { store, schema } of open.splice(0)) {
-    await store.close();
-    await pg.server.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  }
-});
+const open = closeStoresAfterEach(pg);
 
 describe("conditional puts on PGlite", () => {
   it("a failed condition refuses the whole batch; instructions refuse a stale writer", async () => {

@@ -2,7 +2,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import pg from "pg";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, afterEach, beforeAll } from "vitest";
 
 /**
  * A real PostgreSQL engine (PGlite, with the real pgvector) served on a local
@@ -58,4 +58,19 @@ export function pgliteForFile(): { readonly server: PgliteServer } {
     await holder.server?.stop();
   });
   return holder;
+}
+
+/**
+ * The stores a test file opens on `pg`: each test pushes the store and its
+ * schema, and after each test every one is closed and its schema dropped.
+ */
+export function closeStoresAfterEach(pg: { readonly server: PgliteServer }): { store: { close(): Promise<void> }; schema: string }[] {
+  const open: { store: { close(): Promise<void> }; schema: string }[] = [];
+  afterEach(async () => {
+    for (const { store, schema } of open.splice(0)) {
+      await store.close();
+      await pg.server.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    }
+  });
+  return open;
 }

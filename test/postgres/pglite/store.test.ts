@@ -1,10 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { EmbeddingError, HNSWStore, IncompatibleStoreError, InvalidArgumentError, InvalidValueError } from "../../../src/index.js";
 import { PostgresMemoryStore, type PostgresMemoryStoreOptions } from "../../../src/store/postgres/index.js";
 import { annSql } from "../../../src/store/postgres/search.js";
 import { tables, vectorParam } from "../../../src/store/postgres/sql.js";
 import { FakeEmbeddings } from "../../helpers/fake-embeddings.js";
-import { pgliteForFile } from "./pglite.js";
+import { closeStoresAfterEach, pgliteForFile } from "./pglite.js";
 import { describeRefreshTtl } from "../../conformance/refresh-ttl-contract.js";
 
 /**
@@ -14,14 +14,7 @@ import { describeRefreshTtl } from "../../conformance/refresh-ttl-contract.js";
  */
 const DIMS = 32;
 const pg = pgliteForFile();
-const open: { store: PostgresMemoryStore; schema: string }[] = [];
-
-afterEach(async () => {
-  for (const { store, schema } of open.splice(0)) {
-    await store.close();
-    await pg.server.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  }
-});
+const open = closeStoresAfterEach(pg);
 
 function make(options: Partial<PostgresMemoryStoreOptions> & { withIndex?: boolean } = {}) {
   const embeddings = new FakeEmbeddings({ dims: DIMS });
