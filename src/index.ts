@@ -111,7 +111,8 @@ export { runAsActor, currentActor, type MemoryActor } from "./privacy/actor.js";
 export { AuditLog, type AuditLogOptions, type AuditEntry, type AuditVerifyReport, type AuditRecord } from "./privacy/audit-log.js";
 export { ProtectedStore, type ProtectedStoreOptions } from "./privacy/protected-store.js";
 export { HISTORY_NAMESPACE_ROOT, historyNamespace, listHistory, restoreVersion, type MemoryVersion } from "./privacy/history.js";
-export { cleanup, erasePerson, runRetention, scheduleRetention, type CleanupOptions, type CleanupReport, type ErasePersonOptions, type ErasureReport, type RetentionRule, type RetentionScheduleOptions } from "./privacy/retention.js";
+export { cleanup, runRetention, scheduleRetention, type CleanupOptions, type CleanupReport, type RetentionRule, type RetentionScheduleOptions } from "./privacy/retention.js";
+export { erasePerson, type ErasePersonOptions, type ErasureReport } from "./privacy/erase-person.js";
 export type { EncryptionOptions, EncryptionKey } from "./store/hnsw/cipher.js";
 export { EncryptedSerializer, type EncryptedSerializerOptions } from "./privacy/encrypted-serializer.js";
 // Client of a memory server (also at the subpath `langgraph-hnsw-memory/remote`; the server itself is `langgraph-hnsw-memory/server`)

@@ -148,4 +148,3 @@ export function scheduleRetention(store: BaseStore, rules: RetentionRule[], opti
   };
 }
 
-export { erasePerson, type ErasePersonOptions, type ErasureReport } from "./erase-person.js";

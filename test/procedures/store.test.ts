@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { InMemoryStore } from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
 import { InvalidArgumentError, ProcedureChangeRejectedError } from "../../src/errors.js";
-import { erasePerson } from "../../src/privacy/retention.js";
+import { erasePerson } from "../../src/privacy/erase-person.js";
 import { ProtectedStore } from "../../src/privacy/protected-store.js";
 import { listHistory } from "../../src/privacy/history.js";
 import { runAsActor } from "../../src/privacy/actor.js";
