@@ -128,8 +128,9 @@ export { PROCEDURES_ROOT, PROCEDURE_FEEDBACK_ROOT, procedureNamespace } from "./
 export { DEFAULT_PROCEDURE_NAME, type ProcedureRecord, type ProcedureScope, type ProcedureSource } from "./procedures/types.js";
 export { getProcedure, setProcedure, type ProcedureChange, type ProcedureChangeInput } from "./procedures/store.js";
 export { procedureHistory, restoreProcedure, type RestoreProcedureOptions } from "./procedures/history.js";
+export { applyReview, dismissReview, listReviews, type ApplyReviewOptions, type DismissReviewOptions, type PendingReview, type ReviewTarget } from "./procedures/review.js";
 export { listProcedureAgents, listProcedureUsers, type ProcedureAgent } from "./procedures/list.js";
-export { recordFeedback, recordConversation, listFeedback, type FeedbackInput, type FeedbackRecord, type FeedbackStatus, type ListFeedbackOptions } from "./procedures/feedback.js";
+export { recordFeedback, recordConversation, listFeedback, type FeedbackInput, type FeedbackRecord, type FeedbackStatus, type ListFeedbackOptions, type ReviewedProposal } from "./procedures/feedback.js";
 export { lineDiff, type LineDiff, type DiffLine } from "./procedures/diff.js";
 export { DEFAULT_PROCEDURE_LIMITS, UNSAFE_INSTRUCTION_PATTERNS, type ProcedureLimits } from "./procedures/limits.js";
 export { METAPROMPT_PROMPT, PROPOSAL_FORMAT_PROMPT, GRADIENT_CRITIQUE_PROMPT, GRADIENT_EDIT_PROMPT, PROMPT_MEMORY_PROMPT, SMALLER_CHANGE_PROMPT, ATTRIBUTION_PROMPT } from "./procedures/prompts.js";

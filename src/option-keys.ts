@@ -21,6 +21,7 @@ import type { RedactorOptions } from "./privacy/redact.js";
 import type { CleanupOptions, RetentionScheduleOptions } from "./privacy/retention.js";
 import type { ProcedureLimits } from "./procedures/limits.js";
 import type { ProcedureOptimizerOptions } from "./procedures/optimizer.js";
+import type { ApplyReviewOptions, DismissReviewOptions } from "./procedures/review.js";
 import type { ProcedureOptions } from "./procedures/section.js";
 import type { MemoryStoreFromEnvOptions } from "./scope/memory-store-from-env.js";
 import type { MemoryServerOptions, StartMemoryServerOptions } from "./server/options.js";
@@ -67,6 +68,8 @@ export const OPTION_KEYS = {
   recallMemoryContext: optionKeys<RecallMemoryContextOptions>({ namespace: true, limit: true, config: true, query: true, store: true, recentScanLimit: true, maxTokens: true, scoreThreshold: true, fillWithRecent: true, withKeys: true }),
   procedures: optionKeys<ProcedureOptions>({ logger: true, name: true, store: true, agentId: true, maxTokens: true, userKey: true }),
   procedureOptimizer: optionKeys<ProcedureOptimizerOptions>({ applyUserFeedbackToEveryUserWithoutReview: true, retainUsedFeedbackDays: true, onReview: true, logger: true, model: true, maxAttempts: true, retryDelaySeconds: true, maxReplyChars: true, agentWide: true, maxCallsPerRun: true, maxCharsPerRun: true, maxFeedbackPerRun: true, strategy: true, limits: true, rejectUnsafe: true, prompts: true }),
+  applyReview: optionKeys<ApplyReviewOptions>({ reason: true, force: true, limits: true }),
+  dismissReview: optionKeys<DismissReviewOptions>({ reason: true }),
   procedureLimits: optionKeys<ProcedureLimits>({ maxRemovedLines: true, maxChars: true, maxChangedLines: true }),
   episodes: optionKeys<EpisodeMemoryOptions>({ namespace: true, tool: true, speakers: true, preloadLimit: true, record: true }),
   recordEpisodes: optionKeys<RecordEpisodesOptions>({ namespace: true, ttl: true, now: true, messages: true, store: true, threadId: true, speakers: true }),

@@ -72,9 +72,24 @@ export interface FeedbackRecord {
   /** Set when a proposal from it was refused: the rule that refused it. */
   rejected?: string;
   /** Set for `status: "review"`: why, and the proposal a person may apply. */
-  review?: { reason: string; message: string; proposed: string; name: string; at: string };
+  review?: ReviewedProposal & { at: string };
   /** When a run last used it. */
   usedAt?: string;
+}
+
+/** A proposal kept for a person because it was too large to apply on its own. */
+export interface ReviewedProposal {
+  /** Why it was not applied (`diff_too_large`, `removes_lines`, `too_long`). */
+  reason: string;
+  message: string;
+  /** The whole proposed text of the instructions. */
+  proposed: string;
+  /** The named prompt it is for. */
+  name: string;
+  /** The version it was proposed from (absent on records kept before it was recorded). */
+  baseVersion?: number;
+  /** True when it is for the agent-wide instructions, not the user's own (absent: the feedback's own scope). */
+  agentWide?: boolean;
 }
 
 /** Statuses that no optimizer run reads again. */
@@ -232,7 +247,7 @@ async function writeRecords(store: BaseStore, records: readonly FeedbackRecord[]
 export type FeedbackOutcome =
   | { version: number; name?: string; changed?: boolean }
   | { rejected: string }
-  | { review: { reason: string; message: string; proposed: string; name: string } };
+  | { review: ReviewedProposal };
 
 /**
  * Marks feedback as used: learned into `version` (`applied` when it changed

@@ -95,7 +95,9 @@ export async function learnOnce(o: ResolvedOptimizerOptions, store: BaseStore, i
     o.logger.warn(`procedure optimizer: proposal for ${JSON.stringify(scope)} refused (${reason}): ${message}`);
     if (reason === "diff_too_large" || reason === "too_long" || reason === "removes_lines") {
       if (feedback.length) await o.onReview?.(proposal, scope, feedback);
-      return done(false, current, "review", { review: { reason, message, proposed: proposal.proposed ?? "", name } });
+      return done(false, current, "review", {
+        review: { reason, message, proposed: proposal.proposed ?? "", name, baseVersion: current?.version ?? 0, agentWide: scope.userId === undefined },
+      });
     }
     if (reason === "unsafe" || reason === "not_approved") return done(false, current, "rejected", { rejected: reason });
     return done(false, current, "pending"); // unparseable or empty: tried again next run

@@ -4,6 +4,7 @@ import { runAsActor } from "../../privacy/actor.js";
 import { lineDiff } from "../../procedures/diff.js";
 import { procedureHistory, restoreProcedure } from "../../procedures/history.js";
 import { listProcedureAgents } from "../../procedures/list.js";
+import { applyReview, dismissReview, listReviews, type PendingReview } from "../../procedures/review.js";
 import { getProcedure } from "../../procedures/store.js";
 import type { ProcedureRecord, ProcedureScope } from "../../procedures/types.js";
 import type { HNSWStore } from "../../store/hnsw/hnsw-store.js";
@@ -42,9 +43,17 @@ function versionOf(history: ProcedureRecord[], arg: string, scope: ProcedureScop
   return found;
 }
 
-/** `procedures list | show | history | diff | restore`: an agent's learned instructions. */
+const reviewTarget = (s: ProcedureScope) => `${s.userId === undefined ? "agent-wide" : `user ${s.userId}`}${s.name && s.name !== "instructions" ? `, ${s.name}` : ""}`;
+
+/** A review as the table shows it. */
+function reviewRow(r: PendingReview): (string | number)[] {
+  const state = r.unsafe ? "unsafe" : r.current ? "ready" : `stale (now v${r.currentVersion})`;
+  return [r.feedbackIds[0]!, r.proposal.at, reviewTarget(r.scope), r.proposal.reason, `+${r.diff.added}/-${r.diff.removed}`, r.feedbackIds.length, state];
+}
+
+/** `procedures list | show | history | diff | restore | reviews | apply | dismiss`: an agent's learned instructions. */
 export function registerProcedureCommands(program: Command): void {
-  const procedures = program.command("procedures").description("learned instructions (procedural memory): list, show, history, diff, restore");
+  const procedures = program.command("procedures").description("learned instructions (procedural memory): list, show, history, diff, restore, reviews, apply, dismiss");
   const scoped = (cmd: Command) => cmd.option("--user <id>", "a user's own instructions instead of the agent's").option("--name <name>", "the prompt's name (default: instructions)");
 
   procedures
@@ -111,5 +120,46 @@ export function registerProcedureCommands(program: Command): void {
         ["version", `${change.record.version}${change.changed ? "" : " (it was already current)"}`],
         ["diff", `+${change.diff.added}/-${change.diff.removed}`],
       ]);
+    });
+
+  const feedbackOf = (cmd: Command) => cmd.option("--user <id>", "feedback of this user (default: the agent's own)");
+
+  feedbackOf(procedures.command("reviews").argument("<agent>").option("--diff", "print each proposal's line diff")).description(
+    "proposals kept for a person (too large to apply on their own), newest first",
+  ).action(async (agent: string, o: { user?: string; diff?: boolean }, cmd: Command) => {
+    const reviews = await withStore(globals(cmd), (store) => listReviews(store, { agentId: agent, ...(o.user === undefined ? {} : { userId: o.user }) }));
+    if (globals(cmd).json) return printJson(reviews);
+    if (reviews.length === 0) return void process.stdout.write(`no proposals waiting for review for ${who({ agentId: agent, ...(o.user === undefined ? {} : { userId: o.user }) })}\n`);
+    printTable(["feedback", "kept", "for", "why", "+/-", "records", "state"], reviews.map(reviewRow));
+    if (o.diff) for (const r of reviews) process.stdout.write(`\n--- current (v${r.currentVersion})\n+++ proposed (feedback ${r.feedbackIds[0]})\n${r.diff.text}\n`);
+  });
+
+  feedbackOf(procedures.command("apply").argument("<agent>").argument("<feedback>", "a feedback id from `procedures reviews`"))
+    .option("--reason <text>", "why (kept with the new version)")
+    .option("--force", "apply even though the instructions changed after the proposal (undoes those changes)")
+    .description("apply a proposal kept for review, as a new version")
+    .action(async (agent: string, feedbackId: string, o: { user?: string; reason?: string; force?: boolean }, cmd: Command) => {
+      const change = await withStore(globals(cmd), (store) =>
+        runAsActor({ source: "cli" }, () =>
+          applyReview(store, { agentId: agent, feedbackId, ...(o.user === undefined ? {} : { userId: o.user }) }, { ...(o.reason === undefined ? {} : { reason: o.reason }), ...(o.force ? { force: true } : {}) }),
+        ),
+      );
+      if (globals(cmd).json) return printJson(change);
+      printFields([
+        ["applied", `feedback ${change.feedbackIds.join(", ")}`],
+        ["version", `${change.record.version}${change.changed ? "" : " (it was already current)"}`],
+        ["diff", `+${change.diff.added}/-${change.diff.removed}`],
+      ]);
+    });
+
+  feedbackOf(procedures.command("dismiss").argument("<agent>").argument("<feedback>", "a feedback id from `procedures reviews`"))
+    .option("--reason <text>", "why (recorded on the feedback)")
+    .description("dismiss a proposal kept for review; the instructions stay as they are")
+    .action(async (agent: string, feedbackId: string, o: { user?: string; reason?: string }, cmd: Command) => {
+      const done = await withStore(globals(cmd), (store) =>
+        runAsActor({ source: "cli" }, () => dismissReview(store, { agentId: agent, feedbackId, ...(o.user === undefined ? {} : { userId: o.user }) }, o.reason === undefined ? {} : { reason: o.reason })),
+      );
+      if (globals(cmd).json) return printJson(done);
+      process.stdout.write(`dismissed: feedback ${done.feedbackIds.join(", ")}\n`);
     });
 }

@@ -6,6 +6,7 @@ import { lineDiff } from "../../procedures/diff.js";
 import { procedureHistory, restoreProcedure } from "../../procedures/history.js";
 import { listProcedureAgents } from "../../procedures/list.js";
 import { buildLearnedSection } from "../../procedures/section.js";
+import { applyReview, dismissReview, listReviews } from "../../procedures/review.js";
 import { getProcedure } from "../../procedures/store.js";
 import type { ProcedureScope } from "../../procedures/types.js";
 
@@ -38,7 +39,10 @@ function versionOf(raw: unknown, what: string): number {
  * - `GET  /inspector/api/procedures/history?agent=&user=&name=`: every version, newest first;
  * - `GET  /inspector/api/procedures/diff?agent=&user=&from=&to=`: the line diff of two versions (`to` defaults to the current one);
  * - `GET  /inspector/api/procedures/section?agent=&user=&name=&maxTokens=`: the section a model call gets (agent-wide, then the user's layer) and how many lines of each were left out at that budget (default 1000 tokens);
- * - `POST /inspector/api/procedures/restore` `{ agent, user?, name?, version, reason? }`: put a version back, as a new one.
+ * - `POST /inspector/api/procedures/restore` `{ agent, user?, name?, version, reason? }`: put a version back, as a new one;
+ * - `GET  /inspector/api/procedures/reviews?agent=&user=`: proposals kept for a person (`listReviews`);
+ * - `POST /inspector/api/procedures/reviews/apply` `{ agent, user?, feedback, reason?, force? }`: apply one (`applyReview`);
+ * - `POST /inspector/api/procedures/reviews/dismiss` `{ agent, user?, feedback, reason? }`: dismiss one (`dismissReview`).
  */
 const service = { access: "service" } as const;
 
@@ -99,6 +103,44 @@ export function registerProcedureRoutes(app: FastifyInstance, store: BaseStore, 
       if (body.reason !== undefined && typeof body.reason !== "string") throw new InvalidArgumentError("reason must be a string when given");
       const change = await runAsActor({ source: "inspector" }, () => restoreProcedure(store, scope, version, typeof body.reason === "string" && body.reason ? { reason: body.reason } : {}));
       return { record: change.record, changed: change.changed, diff: change.diff };
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
+  app.get<{ Querystring: ScopeQuery }>("/inspector/api/procedures/reviews", { config: service }, async (req, reply) => {
+    try {
+      const scope = scopeOf(req.query.agent, req.query.user, undefined);
+      return { reviews: await listReviews(store, scope) };
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
+  type ReviewBody = { agent?: unknown; user?: unknown; feedback?: unknown; reason?: unknown; force?: unknown };
+  const reviewTarget = (body: ReviewBody) => {
+    const scope = scopeOf(body.agent, body.user, undefined);
+    if (typeof body.feedback !== "string" || body.feedback === "") throw new InvalidArgumentError("feedback must be a feedback id");
+    if (body.reason !== undefined && typeof body.reason !== "string") throw new InvalidArgumentError("reason must be a string when given");
+    return { target: { ...scope, feedbackId: body.feedback }, reason: typeof body.reason === "string" && body.reason.trim() ? { reason: body.reason } : {} };
+  };
+
+  app.post<{ Body: ReviewBody }>("/inspector/api/procedures/reviews/apply", { config: service }, async (req, reply) => {
+    try {
+      const body = req.body ?? {};
+      const { target, reason } = reviewTarget(body);
+      if (body.force !== undefined && typeof body.force !== "boolean") throw new InvalidArgumentError("force must be a boolean when given");
+      const change = await runAsActor({ source: "inspector" }, () => applyReview(store, target, { ...reason, ...(body.force === true ? { force: true } : {}) }));
+      return { record: change.record, changed: change.changed, diff: change.diff, feedbackIds: change.feedbackIds };
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
+  app.post<{ Body: ReviewBody }>("/inspector/api/procedures/reviews/dismiss", { config: service }, async (req, reply) => {
+    try {
+      const { target, reason } = reviewTarget(req.body ?? {});
+      return await runAsActor({ source: "inspector" }, () => dismissReview(store, target, reason));
     } catch (err) {
       return sendError(reply, err);
     }
