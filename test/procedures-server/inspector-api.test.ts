@@ -5,7 +5,10 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { inspectorPlugin } from "../../src/server/inspector/plugin.js";
+import { listFeedback, recordFeedback } from "../../src/procedures/feedback.js";
+import { ProcedureOptimizer } from "../../src/procedures/optimizer.js";
 import { getProcedure, setProcedure } from "../../src/procedures/store.js";
+import { ScriptedChatModel } from "../helpers/scripted-chat-model.js";
 import { API_KEY, asUser, call, startTestServer, type TestServer } from "../server/support.js";
 
 const key = { "x-api-key": API_KEY };
@@ -67,5 +70,43 @@ describe("inspector procedure routes", () => {
     expect((await call(server.url, "POST", "/inspector/api/procedures/restore", { version: 1 }, key)).status).toBe(400);
     expect((await call(server.url, "GET", "/inspector/api/procedures/diff?agent=bot&from=0", undefined, key)).status).toBe(400);
     expect((await getProcedure(server.store, { agentId: "bot" }))?.version).toBe(2);
+  });
+
+  it("lists, applies and dismisses proposals kept for review (services only)", async () => {
+    const amy = { agentId: "bot", userId: "amy" };
+    const rewrite = (p: string) => JSON.stringify({ rationale: "r", instructions: `${p} one.\n${p} two.\n${p} three.` });
+    // A scripted TEST DOUBLE model: rewrites too large for maxChangedLines 2, so each run is kept for review.
+    const optimizer = new ProcedureOptimizer({ model: new ScriptedChatModel({ turns: [rewrite("A"), rewrite("A"), rewrite("B"), rewrite("B")] }), logger: { warn: () => {}, error: () => {} }, limits: { maxChangedLines: 2 } });
+    const ids: string[] = [];
+    for (const correction of ["first", "second"]) {
+      ids.push((await recordFeedback(server.store, { ...amy, threadId: correction, correction })).id);
+      await optimizer.learn(server.store, amy);
+    }
+    const listed = await call(server.url, "GET", "/inspector/api/procedures/reviews?agent=bot&user=amy", undefined, key);
+    expect(listed.status).toBe(200);
+    const reviews = (listed.body as { reviews: { feedbackIds: string[]; current: boolean; diff: { added: number } }[] }).reviews;
+    expect(reviews.map((r) => [r.feedbackIds, r.current, r.diff.added])).toEqual([
+      [[ids[1]], true, 3],
+      [[ids[0]], true, 3],
+    ]);
+    for (const [path, body] of [
+      ["/inspector/api/procedures/reviews/apply", { agent: "bot", user: "amy", feedback: ids[0] }],
+      ["/inspector/api/procedures/reviews/dismiss", { agent: "bot", user: "amy", feedback: ids[0] }],
+    ] as const) {
+      expect((await call(server.url, "POST", path, body)).status).toBe(401);
+      expect((await call(server.url, "POST", path, body, asUser("amy"))).status).toBe(403);
+    }
+    expect((await call(server.url, "POST", "/inspector/api/procedures/reviews/apply", { agent: "bot", user: "amy", feedback: ids[0], force: "yes" }, key)).status).toBe(400);
+    expect((await call(server.url, "POST", "/inspector/api/procedures/reviews/apply", { agent: "bot", user: "amy", feedback: "nope" }, key)).status).toBe(404);
+
+    const applied = await call(server.url, "POST", "/inspector/api/procedures/reviews/apply", { agent: "bot", user: "amy", feedback: ids[0], reason: "fine" }, key);
+    expect(applied.status).toBe(200);
+    expect(applied.body).toMatchObject({ record: { version: 2, source: "review", instructions: "A one.\nA two.\nA three." }, feedbackIds: [ids[0]] });
+    const stale = await call(server.url, "POST", "/inspector/api/procedures/reviews/apply", { agent: "bot", user: "amy", feedback: ids[1] }, key);
+    expect(stale.status).toBe(409);
+    expect(stale.body).toMatchObject({ error: "ProcedureConflictError", reason: "conflict" });
+    expect((await call(server.url, "POST", "/inspector/api/procedures/reviews/dismiss", { agent: "bot", user: "amy", feedback: ids[1] }, key)).status).toBe(200);
+    expect((await listFeedback(server.store, { ...amy, pending: false })).map((r) => r.status).sort()).toEqual(["applied", "rejected"]);
+    expect((await getProcedure(server.store, amy))?.version).toBe(2);
   });
 });

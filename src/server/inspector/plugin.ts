@@ -1,6 +1,6 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
-import { InvalidArgumentError, InvalidNamespaceError, MemoryError } from "../../errors.js";
+import { InvalidArgumentError, InvalidNamespaceError, MemoryError, NotFoundError } from "../../errors.js";
 import { LOOPBACK_HOSTS } from "../host-guard.js";
 import { pageCsp } from "../security-headers.js";
 import { InspectorApi, layoutOfLabels, namespaceParam } from "./api.js";
@@ -48,7 +48,7 @@ export interface InspectorOptions {
 
 function sendError(reply: FastifyReply, err: unknown): FastifyReply {
   const bad = err instanceof InvalidArgumentError || err instanceof InvalidNamespaceError || (err as Error)?.name === "InvalidNamespaceError";
-  const status = bad ? 400 : 500;
+  const status = bad ? 400 : err instanceof NotFoundError ? 404 : 500;
   return reply.code(status).send({ error: (err as Error)?.name ?? "Error", message: err instanceof MemoryError || bad ? (err as Error).message : String((err as Error)?.message ?? err) });
 }
 
