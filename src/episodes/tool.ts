@@ -6,9 +6,12 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { z } from "zod";
 import { InvalidArgumentError } from "../errors.js";
 import { checkTemplate } from "../scope/check-template.js";
+import { templateFromLayout } from "../scope/layout-templates.js";
+import type { MemoryLayout } from "../scope/memory-layout.js";
 import { resolveNamespace, type NamespaceTemplate } from "../scope/namespace-template.js";
 import { waitForPendingWrites } from "../scope/pending-writes.js";
 import { resolveStore } from "../scope/resolve-store.js";
+import { EPISODE_NAMESPACE } from "./episode.js";
 import { formatEpisode } from "./format.js";
 import { searchEpisodes } from "./search.js";
 
@@ -17,8 +20,16 @@ export const SEARCH_CONVERSATIONS_TOOL_NAME = "search_conversations";
 
 /** Options for {@link createSearchConversationsTool}. */
 export interface SearchConversationsToolOptions {
-  /** The episode namespace template, e.g. `["episodes", "{user_id}"]`, filled from `config.configurable`. */
-  namespace: NamespaceTemplate;
+  /**
+   * The episode namespace template, e.g. `["episodes", "{user_id}"]`, filled from `config.configurable`.
+   * @default the layout's episodes namespace, else ["episodes", "{user_id}"]
+   */
+  namespace?: NamespaceTemplate;
+  /**
+   * The memory layout the app declared: the episodes namespace is taken from it (a `namespace` that differs is refused).
+   * @default undefined
+   */
+  layout?: MemoryLayout;
   /**
    * The store to search.
    * Used even when the runtime injects another store (`compile({ store })`,
@@ -53,11 +64,12 @@ export function createSearchConversationsTool(options: SearchConversationsToolOp
   if (options?.maxLimit === null) throw new InvalidArgumentError("maxLimit must be a positive integer, got null");
   const maxLimit = options?.maxLimit ?? 20;
   if (!Number.isInteger(maxLimit) || maxLimit < 1) throw new InvalidArgumentError(`maxLimit must be a positive integer, got ${String(options?.maxLimit)}`);
-  checkTemplate(options.namespace);
+  const template = templateFromLayout("episodes", options.namespace, options.layout, "namespace", EPISODE_NAMESPACE) as NamespaceTemplate;
+  checkTemplate(template);
   return tool(
     async ({ query, limit }, config: ToolRunnableConfig) => {
       const cfg = config as LangGraphRunnableConfig;
-      const namespace = resolveNamespace(options.namespace, cfg);
+      const namespace = resolveNamespace(template, cfg);
       const store = resolveStore(options.store, cfg);
       await waitForPendingWrites(store, namespace);
       const hits = await searchEpisodes(store, namespace, { query, limit: Math.min(limit ?? 5, maxLimit), neighbours: options.neighbours ?? true });

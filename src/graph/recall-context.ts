@@ -6,6 +6,8 @@ import { EPISODES_CONTENT, estimateTokens, FACTS_CONTENT, formatMemoryContext, f
 import type { Episode } from "../episodes/episode.js";
 import { episodeTemplate, formatEpisodeSection, preloadEpisodeHits, type EpisodeMemoryOptions } from "../episodes/options.js";
 import type { MemoryLayout } from "../scope/memory-layout.js";
+import { InvalidArgumentError } from "../errors.js";
+import { templateFromLayout } from "../scope/layout-templates.js";
 import { sharedFirstRound } from "../scope/shared-round.js";
 import { resolveTurnScope, type TurnScope } from "../scope/turn-scope.js";
 import { recallMemories, type RecallOptions } from "./recall.js";
@@ -17,9 +19,15 @@ import { resolveStore } from "../scope/resolve-store.js";
 export interface RecallMemoryContextOptions extends RecallOptions {
   /**
    * The namespace to recall from: a template such as `["users", "{user_id}"]`
-   * (filled from `config`), or a plain namespace.
+   * (filled from `config`), or a plain namespace. Required unless `layout` is given.
+   * @default the layout's facts namespace
    */
-  namespace: NamespaceTemplate;
+  namespace?: NamespaceTemplate;
+  /**
+   * The memory layout the app declared: the facts namespace is taken from it (a `namespace` that differs is refused).
+   * @default undefined
+   */
+  layout?: MemoryLayout;
   /**
    * The store. Prefer passing it.
    * Used even when the runtime injects another store (`compile({ store })`,
@@ -69,7 +77,9 @@ export interface RecalledMemoryContext {
  */
 export async function recallMemoryContext(options: RecallMemoryContextOptions): Promise<RecalledMemoryContext> {
   checkOptions(options, "recallMemoryContext options", OPTION_KEYS.recallMemoryContext, { optional: false });
-  const { namespace: template, store: given, config, ...recall } = options;
+  const { namespace: declared, layout, store: given, config, ...recall } = options;
+  const template = templateFromLayout("facts", declared, layout, "namespace");
+  if (template === undefined) throw new InvalidArgumentError("recallMemoryContext needs a namespace (or a layout with a facts kind)");
   const namespace = resolveNamespace(template, config);
   const store = resolveStore(given, config);
   await waitForPendingWrites(store, namespace, { thread: threadIdOf(config) });

@@ -19,7 +19,10 @@ import { callModel } from "../../src/graph/call-model.js";
 import { createMemoryTools } from "../../src/graph/tools.js";
 import { withMemory } from "../../src/graph/with-memory.js";
 import { writeMemory } from "../../src/graph/write-memory.js";
+import { recordEpisodes } from "../../src/episodes/record.js";
+import { createSearchConversationsTool } from "../../src/episodes/tool.js";
 import { writeEpisodes } from "../../src/episodes/write-episodes.js";
+import { recallMemoryContext } from "../../src/graph/recall-context.js";
 import { forgetPerson } from "../../src/scope/forget-person.js";
 import { templatesFromLayout } from "../../src/scope/layout-templates.js";
 import { defaultMemoryLayout, defineMemoryLayout } from "../../src/scope/memory-layout.js";
@@ -122,6 +125,30 @@ describe("nodes take their facts and episodes namespaces from the layout", () =>
     expect(() => writeEpisodes({ namespace: ["episodes", "{user_id}"], layout })).toThrow(InvalidOptionError);
     // The same template twice is one declaration, not a conflict.
     expect(() => memoryMiddleware({ namespace: ["mem", "{user_id}"], layout, episodes: { namespace: ["convos", "{user_id}"] } })).not.toThrow();
+  });
+});
+
+describe("the building blocks take the layout too", () => {
+  it("createSearchConversationsTool and recallMemoryContext with a layout and no namespace read the layout's namespaces", async () => {
+    const { store } = await openStore();
+    try {
+      await store.put(["mem", "42"], "f1", { text: `Parrot is called ${WORD.tool}` });
+      await recordEpisodes({ store, namespace: ["convos", "42"], threadId: "t1", messages: [new HumanMessage(`My parrot says ${WORD.said}`), new AIMessage("Lovely.")] });
+      await recordEpisodes({ store, namespace: ["episodes", "42"], threadId: "t1", messages: [new HumanMessage(`My parrot says ${CONTROL}`), new AIMessage("Lovely.")] });
+      const config = { configurable: { user_id: "42" } };
+      const search = createSearchConversationsTool({ layout, store });
+      const found = String(await search.invoke({ query: "parrot says" }, config));
+      expect(found).toContain(WORD.said);
+      expect(found).not.toContain(CONTROL); // the default episodes namespace is not where this layout keeps them
+      const recalled = await recallMemoryContext({ layout, store, config, query: "parrot" });
+      expect(recalled.namespace).toEqual(["mem", "42"]);
+      expect(recalled.block).toContain(WORD.tool);
+      expect(() => createSearchConversationsTool({ layout, store, namespace: ["episodes", "{user_id}"] })).toThrow(InvalidOptionError);
+      await expect(recallMemoryContext({ layout, store, config, namespace: ["users", "{user_id}"], query: "x" })).rejects.toThrow(InvalidOptionError);
+      await expect(recallMemoryContext({ store, config, query: "x" } as never)).rejects.toThrow(/needs a namespace/);
+    } finally {
+      await store.close();
+    }
   });
 });
 
