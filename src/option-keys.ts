@@ -24,6 +24,7 @@ import type { ProcedureOptimizerOptions } from "./procedures/optimizer.js";
 import type { ApplyReviewOptions, DismissReviewOptions } from "./procedures/review.js";
 import type { ProcedureOptions } from "./procedures/section.js";
 import type { MemoryStoreFromEnvOptions } from "./scope/memory-store-from-env.js";
+import type { InspectorOptions } from "./server/inspector/plugin.js";
 import type { MemoryServerOptions, StartMemoryServerOptions } from "./server/options.js";
 import type { HnswOptions, HNSWStoreOptions } from "./store/hnsw/options.js";
 import type { StoreIndexConfig } from "./store/index-config.js";
@@ -52,6 +53,8 @@ export const OPTION_KEYS = {
   remoteStore: optionKeys<RemoteStoreOptions>({ url: true, apiKey: true, headers: true, timeoutMs: true, fetch: true }),
   memoryServer: optionKeys<MemoryServerOptions>(MEMORY_SERVER_KEYS),
   startMemoryServer: optionKeys<StartMemoryServerOptions>({ ...MEMORY_SERVER_KEYS, host: true, port: true, handleSignals: true }),
+  /** Fastify's own register options (`prefix`, `logLevel`, `logSerializers`) are accepted beside these. */
+  inspector: optionKeys<InspectorOptions>({ store: true, title: true, usersLabel: true, episodesLabel: true, layout: true, allowedHosts: true }),
   memoryStoreFromEnv: optionKeys<MemoryStoreFromEnvOptions>({ index: true, hnsw: true, postgres: true, remote: true, env: true }),
   protectedStore: optionKeys<ProtectedStoreOptions>({ history: true, redactor: true, audit: true, historyTtl: true }),
   redactor: optionKeys<RedactorOptions>({ detectors: true, patterns: true }),

@@ -42,6 +42,9 @@ import {
 import { memoryMiddleware } from "../../src/agent/index.js";
 import { PostgresMemoryStore } from "../../src/store/postgres/index.js";
 import { createMemoryServer } from "../../src/server/index.js";
+import { inspectorPlugin } from "../../src/server/inspector/plugin.js";
+import { applyReview, dismissReview } from "../../src/procedures/review.js";
+import Fastify from "fastify";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { ScriptedChatModel } from "../helpers/scripted-chat-model.js";
 
@@ -74,6 +77,14 @@ const model = () => new ScriptedChatModel({ turns: [], fallback: "ok" });
 const embeddings = () => new FakeEmbeddings({ dims: 8 });
 const store = () => new HNSWStore();
 const index = () => ({ dims: 8, embeddings: embeddings() });
+
+/** A store holding one proposal kept for review (feedback "f" of agent "a"). */
+async function withReview(): Promise<HNSWStore> {
+  const s = store();
+  const at = new Date().toISOString();
+  await s.put(["procedure_feedback", "a"], "f", { id: "f", agentId: "a", threadId: "t", messages: [], createdAt: at, status: "review", review: { reason: "diff_too_large", message: "", proposed: "Be brief.", name: "instructions", at, baseVersion: 0 } });
+  return s;
+}
 
 const TARGETS: Target[] = [
   {
@@ -268,6 +279,32 @@ const TARGETS: Target[] = [
     make: (o) => createSearchConversationsTool(o as never),
     base: () => ({ namespace: ["episodes", "{user_id}"], store: store() }),
     options: { maxLimit: "int+" },
+  },
+  {
+    name: "inspectorPlugin",
+    make: async (o) => {
+      const app = Fastify({ logger: false });
+      try {
+        await app.register(inspectorPlugin, o as never);
+        await app.ready();
+      } finally {
+        await app.close();
+      }
+    },
+    base: () => ({ store: store() }),
+    options: { title: "str", usersLabel: "str", episodesLabel: "str" },
+  },
+  {
+    name: "applyReview",
+    make: async (o) => applyReview(await withReview(), { agentId: "a", feedbackId: "f" }, o as never),
+    base: () => ({}),
+    options: { force: "bool", reason: "str", "limits.maxChars": ["int+", [Infinity]] },
+  },
+  {
+    name: "dismissReview",
+    make: async (o) => dismissReview(await withReview(), { agentId: "a", feedbackId: "f" }, o as never),
+    base: () => ({}),
+    options: { reason: "str" },
   },
   {
     name: "CachedEmbeddings",

@@ -1,6 +1,8 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { InvalidArgumentError, InvalidNamespaceError, MemoryError, NotFoundError } from "../../errors.js";
+import { checkOptions } from "../../option-checks.js";
+import { OPTION_KEYS } from "../../option-keys.js";
 import { LOOPBACK_HOSTS } from "../host-guard.js";
 import { pageCsp } from "../security-headers.js";
 import { InspectorApi, layoutOfLabels, namespaceParam } from "./api.js";
@@ -46,6 +48,9 @@ export interface InspectorOptions {
   allowedHosts?: string[];
 }
 
+/** The inspector's own options and the ones Fastify's `register` reads from the same object. */
+const INSPECTOR_KEYS = [...OPTION_KEYS.inspector, "prefix", "logLevel", "logSerializers"];
+
 function sendError(reply: FastifyReply, err: unknown): FastifyReply {
   const bad = err instanceof InvalidArgumentError || err instanceof InvalidNamespaceError || (err as Error)?.name === "InvalidNamespaceError";
   const status = bad ? 400 : err instanceof NotFoundError ? 404 : 500;
@@ -69,7 +74,12 @@ type Query = Record<string, string | undefined>;
  * ```
  */
 export const inspectorPlugin: FastifyPluginAsync<InspectorOptions> = async (app, options) => {
+  checkOptions(options, "inspectorPlugin options", INSPECTOR_KEYS, { optional: false });
   if (!options?.store) throw new InvalidArgumentError("inspectorPlugin needs { store }");
+  for (const k of ["title", "usersLabel", "episodesLabel"] as const) {
+    const v = options[k];
+    if (v !== undefined && (typeof v !== "string" || v === "")) throw new InvalidArgumentError(`inspectorPlugin ${k} must be a non-empty string, got ${v === null ? "null" : typeof v}`);
+  }
   const layout = options.layout === undefined
     ? layoutOfLabels({ usersLabel: options.usersLabel ?? "users", episodesLabel: options.episodesLabel ?? "episodes" })
     : checkLayout(options.layout, "inspector layout");
