@@ -57,8 +57,9 @@ export async function floorRun(options: {
   const embeddings = new PrecomputedEmbeddings(data, queryVectors, dims);
   const store = new PostgresMemoryStore({ connectionString: url, poolConfig: { max: options.clients }, index: { dims, embeddings, fields: ["text"] }, retrieval: "vector" });
   const ef = fittedEfSearch(n);
-  const raw = new pg.Pool({ connectionString: url, max: options.clients });
-  raw.on("connect", (c) => void c.query(`SET hnsw.ef_search = ${ef}`));
+  // The same driver and pool size as the store's; ef_search as a startup option of each connection
+  // (a SET sent on 'connect' raced the pool's first query on that connection).
+  const raw = new pg.Pool({ connectionString: url, max: options.clients, options: `-c hnsw.ef_search=${ef}` });
   const put = async (from: number, to: number, batch: number) => {
     for (let s = from; s < to; s += batch) {
       const ops = [];
