@@ -252,8 +252,8 @@ async function runFloor(serverUrl: string, n: number): Promise<Record<string, un
 function floorLines(floors: Record<string, unknown>[]): string[] {
   const lines: string[] = [];
   if (floors.length === 0) return lines;
-  lines.push("| n | ef_search | state | ours p50 ms | raw p50 ms | ours / raw | ours recall | raw recall | load |");
-  lines.push("|---|---|---|---|---|---|---|---|---|");
+  lines.push("| n | ef_search | state | ours p50 ms | raw p50 ms | ours / raw | ours recall | raw recall | server CPU ms/q ours / raw | node CPU ms/q ours / raw | load |");
+  lines.push("|---|---|---|---|---|---|---|---|---|---|---|");
   const limits: Record<string, [string, number, "max" | "min"]> = {
     burst: ["during a burst of puts", 1.5, "max"],
     flush: ["after flushIndex()", 1.2, "max"],
@@ -265,7 +265,8 @@ function floorLines(floors: Record<string, unknown>[]): string[] {
     for (const [key, [name, limit, kind]] of Object.entries(limits)) {
       const st = f[key] as FloorState | undefined;
       if (!st) continue;
-      lines.push(`| ${f.n} | ${f.efSearch} | ${name} | ${st.ours.p50} | ${st.raw.p50} | ${st.ratio} | ${st.ours.recall} | ${st.raw.recall} | ${st.load} |`);
+      const cpu = (a?: number, b?: number) => (a === undefined || b === undefined ? "" : `${a} / ${b}`);
+      lines.push(`| ${f.n} | ${f.efSearch} | ${name} | ${st.ours.p50} | ${st.raw.p50} | ${st.ratio} | ${st.ours.recall} | ${st.raw.recall} | ${cpu(st.ours.serverCpu, st.raw.serverCpu)} | ${cpu(st.ours.nodeCpu, st.raw.nodeCpu)} | ${st.load} |`);
     }
   }
   for (const f of floors) {

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import pg from "pg";
 import { PostgresMemoryStore } from "../../src/store/postgres/index.js";
 import { fittedEfSearch } from "../../src/store/postgres/fitted-ef.js";
@@ -21,11 +22,22 @@ import { exactTopK, latency, PrecomputedEmbeddings, recallAtK, row } from "./vec
  *
  * Raw all-users: `SELECT key FROM <prefix>vectors ORDER BY embedding <=> q
  * LIMIT 10` on connections of its own with the same ef_search.
+ *
+ * Besides latency, each side's CPU per query: the server's (utime + stime of
+ * that side's backends, from /proc, when the server runs on this machine)
+ * and this process's (process.cpuUsage around that side's calls). CPU time
+ * does not stretch with the machine's load as latency does, so on a shared
+ * machine it says where the time goes. During the burst the store's
+ * backends also run the workers' HNSW inserts, so no server CPU is given there.
  */
 export interface FloorSide {
   p50: number;
   mean: number;
   recall: number;
+  /** Server CPU ms per query (undefined: not measurable here). */
+  serverCpu?: number;
+  /** This process's CPU ms per query. */
+  nodeCpu?: number;
 }
 export interface FloorState {
   ours: FloorSide;
@@ -39,6 +51,23 @@ export interface FloorState {
 }
 
 const K = 10;
+const RAW_APP = "pg-floor-raw";
+const OURS_APP = "pg-floor-ours";
+
+/** CPU ms the server's backends named `app` have used (Linux /proc, a server on this machine; undefined otherwise). */
+async function serverCpuMs(db: pg.Pool, app: string): Promise<number | undefined> {
+  const pids = (await db.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE application_name = $1", [app])).rows.map((r) => r.pid);
+  let ticks = 0;
+  try {
+    for (const pid of pids) {
+      const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      ticks += Number(f[11]) + Number(f[12]);
+    }
+  } catch {
+    return undefined;
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux
+}
 
 export async function floorRun(options: {
   url: string;
@@ -55,10 +84,13 @@ export async function floorRun(options: {
 }): Promise<Record<string, FloorState | number>> {
   const { url, n, dims, queries, burst, data, queryVectors, userOf } = options;
   const embeddings = new PrecomputedEmbeddings(data, queryVectors, dims);
-  const store = new PostgresMemoryStore({ connectionString: url, poolConfig: { max: options.clients }, index: { dims, embeddings, fields: ["text"] }, retrieval: "vector" });
+  const store = new PostgresMemoryStore({ connectionString: url, poolConfig: { max: options.clients, application_name: OURS_APP }, index: { dims, embeddings, fields: ["text"] }, retrieval: "vector" });
   const ef = fittedEfSearch(n);
-  const raw = new pg.Pool({ connectionString: url, max: options.clients });
-  raw.on("connect", (c) => void c.query(`SET hnsw.ef_search = ${ef}`));
+  // The same driver and pool size as the store's; ef_search as a startup option of each connection
+  // (a SET sent on 'connect' raced the pool's first query on that connection).
+  const raw = new pg.Pool({ connectionString: url, max: options.clients, options: `-c hnsw.ef_search=${ef}`, application_name: RAW_APP });
+  const admin = new pg.Pool({ connectionString: url, max: 1 });
+  const apps = [OURS_APP, RAW_APP];
   const put = async (from: number, to: number, batch: number) => {
     for (let s = from; s < to; s += batch) {
       const ops = [];
@@ -79,20 +111,37 @@ export async function floorRun(options: {
     const rawUser = async (q: number) =>
       (await raw.query<{ key: string }>(`SELECT key FROM memory_vectors WHERE ns = 'users.u1' ORDER BY embedding <=> $1::vector LIMIT ${K}`, [qs[q % queries]])).rows.map((r) => Number(r.key.slice(1)));
     /** Both sides alternately, query by query (3 untimed first), for `count` queries or while `until()` holds. */
-    const state = async (a: (q: number) => Promise<number[]>, b: (q: number) => Promise<number[]>, exact: Int32Array[], count = queries, until?: () => boolean): Promise<FloorState> => {
+    const state = async (a: (q: number) => Promise<number[]>, b: (q: number) => Promise<number[]>, exact: Int32Array[], count = queries, until?: () => boolean, serverCpu = true): Promise<FloorState> => {
       const sides = [a, b];
       const samples: number[][] = [[], []];
       const got: { ids: number[]; q: number }[][] = [[], []];
+      const node = [0, 0];
+      const server: (number | undefined)[] = [0, 0];
       for (let q = 0; q < count + 3 && (!until || until()); q++) {
         for (let s = 0; s < 2; s++) {
+          const before = q >= 3 && serverCpu ? await serverCpuMs(admin, apps[s]!) : undefined;
+          const c = process.cpuUsage();
           const t = performance.now();
           const ids = await sides[s]!(q);
-          if (q >= 3) samples[s]!.push(performance.now() - t), got[s]!.push({ ids, q: q % queries });
+          const ms = performance.now() - t;
+          const used = process.cpuUsage(c);
+          if (q < 3) continue;
+          samples[s]!.push(ms), got[s]!.push({ ids, q: q % queries });
+          node[s]! += (used.user + used.system) / 1000;
+          const after = before === undefined ? undefined : await serverCpuMs(admin, apps[s]!);
+          server[s] = before === undefined || after === undefined || server[s] === undefined ? undefined : server[s]! + after - before;
         }
       }
       const side = (s: number): FloorSide => {
         const l = latency(samples[s]!);
-        return { p50: l.p50, mean: l.mean, recall: Number(recallAtK(got[s]!.map((g) => g.ids), got[s]!.map((g) => exact[g.q]!)).toFixed(4)) };
+        const n = samples[s]!.length;
+        return {
+          p50: l.p50,
+          mean: l.mean,
+          recall: Number(recallAtK(got[s]!.map((g) => g.ids), got[s]!.map((g) => exact[g.q]!)).toFixed(4)),
+          serverCpu: serverCpu && server[s] !== undefined ? Number((server[s]! / n).toFixed(3)) : undefined,
+          nodeCpu: Number((node[s]! / n).toFixed(3)),
+        };
       };
       const x = side(0);
       const y = side(1);
@@ -101,7 +150,7 @@ export async function floorRun(options: {
     // During a burst: the writer runs while both sides alternate (recall against the items before the burst).
     let writing = true;
     const writer = put(n, n + burst, 100).finally(() => (writing = false));
-    out.burst = await state(ours(["users"]), rawAll, exactAll(n), Number.POSITIVE_INFINITY, () => writing);
+    out.burst = await state(ours(["users"]), rawAll, exactAll(n), Number.POSITIVE_INFINITY, () => writing, false);
     await writer;
     await store.flushIndex();
     const all = exactAll(n + burst);
@@ -110,21 +159,43 @@ export async function floorRun(options: {
     out.vacuum = await state(ours(["users"]), rawAll, all);
     out.oneUser = await state(ours(["users", "u1"]), rawUser, exactUser);
     // 8 clients: alternate rounds of `clients` searches in flight, ours then raw.
-    const rate = async (f: (q: number) => Promise<unknown>) => {
+    const cpu = [
+      { node: 0, server: 0 as number | undefined },
+      { node: 0, server: 0 as number | undefined },
+    ];
+    const rate = async (s: number, f: (q: number) => Promise<unknown>) => {
       let next = 0;
+      const before = await serverCpuMs(admin, apps[s]!);
+      const c = process.cpuUsage();
       const t = performance.now();
       await Promise.all(Array.from({ length: options.clients }, async () => { while (next < queries) await f(next++); }));
-      return queries / ((performance.now() - t) / 1000);
+      const wall = performance.now() - t;
+      const used = process.cpuUsage(c);
+      const after = await serverCpuMs(admin, apps[s]!);
+      cpu[s]!.node += (used.user + used.system) / 1000;
+      cpu[s]!.server = before === undefined || after === undefined || cpu[s]!.server === undefined ? undefined : cpu[s]!.server! + after - before;
+      return queries / (wall / 1000);
     };
     const rates: [number, number] = [0, 0];
     for (let round = 0; round < 4; round++) {
-      rates[0] += await rate(ours(["users"]));
-      rates[1] += await rate(rawAll);
+      rates[0] += await rate(0, ours(["users"]));
+      rates[1] += await rate(1, rawAll);
     }
-    out.clients8 = { ours: { p50: Math.round(rates[0] / 4), mean: 0, recall: NaN }, raw: { p50: Math.round(rates[1] / 4), mean: 0, recall: NaN }, ratio: Number((rates[0] / rates[1]).toFixed(3)), load: Number(options.loadavg().toFixed(2)), queries: queries * 4 };
+    const perQuery = (s: number) => ({
+      serverCpu: cpu[s]!.server === undefined ? undefined : Number((cpu[s]!.server! / (queries * 4)).toFixed(3)),
+      nodeCpu: Number((cpu[s]!.node / (queries * 4)).toFixed(3)),
+    });
+    out.clients8 = {
+      ours: { p50: Math.round(rates[0] / 4), mean: 0, recall: NaN, ...perQuery(0) },
+      raw: { p50: Math.round(rates[1] / 4), mean: 0, recall: NaN, ...perQuery(1) },
+      ratio: Number((rates[0] / rates[1]).toFixed(3)),
+      load: Number(options.loadavg().toFixed(2)),
+      queries: queries * 4,
+    };
   } finally {
     await store.close();
     await raw.end();
+    await admin.end();
   }
   return out;
 }

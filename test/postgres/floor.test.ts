@@ -85,8 +85,8 @@ describeWithVectors("PostgresMemoryStore at its floor (real server)", () => {
     await vectorOnly.search(["users"], { query: idText("q", 1), limit: 10 });
     const walk = sent.findIndex((t) => t.includes("<=>"));
     expect(walk).toBeGreaterThan(-1);
-    // The walk's LIMIT (its last parameter) is the page, not the pool of 50.
-    expect(values[walk]!.at(-1)).toBe(10);
+    // The walk's LIMIT (a literal, see annSql) is the page, not the pool of 50.
+    expect([...sent[walk]!.matchAll(/LIMIT (\w+)/g)].map((m) => m[1])).toEqual(["10", "10", "10"]);
   });
 
   it("an explicit efSearch below the fusion pool (50) is the walk's ef_search, in vector and hybrid mode; unset, it fits the table", async () => {
@@ -137,5 +137,39 @@ describeWithVectors("PostgresMemoryStore at its floor (real server)", () => {
       .filter((l) => /Buffers: shared hit=/.test(l))
       .map((l) => Number(/shared hit=(\d+)/.exec(l)![1]));
     expect(Math.max(0, ...hits), plan.join("\n")).toBeLessThanOrEqual(4);
+  });
+  it("during a burst, the pending branch sorts the pending vectors first and probes items for the page only (EXPLAIN ANALYZE), same results", async () => {
+    // Tables of their own whose store moves nothing: 600 vectors stay pending beside 200 indexed ones.
+    const own = freshSchema();
+    const still = open({ schema: own }, { indexWorkers: 0, maxPendingVectors: 10_000 });
+    const put = async (from: number, to: number) => {
+      const ops = [];
+      for (let i = from; i < to; i++) ops.push({ namespace: ["users", `u${i % 40}`], key: `k${i}`, value: { text: idText("v", i) } });
+      await still.batch(ops);
+    };
+    await put(0, 200);
+    await still.flushIndex();
+    await put(200, 800);
+    expect((await still.stats()).pendingVectors).toBe(600);
+    const t = tables(own, "memory_");
+    const q = vectorParam(row(lowRankUnitVectors(8, DIMS, 2), DIMS, 5));
+    const { text, values } = annSql(t, { namespacePrefix: ["users"] }, Date.now(), q, 10);
+    const plan = (await pool.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${text}`, values)).rows.map((r) => String(r["QUERY PLAN"]));
+    // The pending branch's item probes (after its scan in the plan) run for the page, not once per pending vector.
+    const at = plan.findIndex((l) => /on memory_pending_vectors/.test(l));
+    expect(at, plan.join("\n")).toBeGreaterThan(-1);
+    const probes = plan.slice(at).filter((l) => /Index Scan using memory_items_pkey/.test(l)).map((l) => Number(/loops=(\d+)/.exec(l)![1]));
+    expect(probes.length, plan.join("\n")).toBe(1);
+    expect(probes[0], plan.join("\n")).toBeLessThanOrEqual(10);
+    // The same ranking as an exact query over both tables (keys and distances, equal distances in key order).
+    const exact = await pool.query<{ key: string; d: number }>(
+      `SELECT key, d FROM (SELECT key, embedding <=> $1::vector AS d FROM "${own}".memory_vectors UNION ALL SELECT key, embedding <=> $1::vector AS d FROM "${own}".memory_pending_vectors) x ORDER BY d, key LIMIT 10`,
+      [q],
+    );
+    const got = await pool.query<{ key: string; d: number }>(text, values);
+    expect(got.rows.map((r) => r.key).sort()).toEqual(exact.rows.map((r) => r.key).sort());
+    const found = await still.search(["users"], { query: idText("q", 5), limit: 10 });
+    expect(found.map((r) => r.key).sort()).toEqual(exact.rows.map((r) => r.key).sort());
+    await pool.query(`DROP SCHEMA IF EXISTS "${own}" CASCADE`);
   });
 });

@@ -22,8 +22,12 @@ export interface IndexSettlerOptions {
 const CHUNK = 100;
 /** How often the pending table is checked for rows other processes left, in ms. */
 const POLL_MS = 30_000;
-/** Rows moved (each leaves a dead row in the pending table) after which a burst's workers vacuum it. */
-const VACUUM_EVERY = 2_000;
+/**
+ * Rows moved (each leaves a dead row in the pending table) after which a burst's workers vacuum
+ * it: every search scans the table, dead rows included, so during a burst they would double
+ * what it reads (a vacuum of these few pages takes milliseconds).
+ */
+const VACUUM_EVERY = 500;
 
 /**
  * Moves vectors from the pending table into the HNSW-indexed one, in the

@@ -475,7 +475,7 @@ const DEFAULT_EF_CONSTRUCTION = 64;
 const DEFAULT_EF_SEARCH = 300;
 /** Deferred indexing defaults (see PostgresHnswOptions). */
 const DEFAULT_INDEX_WORKERS = 2;
-const DEFAULT_MAX_PENDING = 2000;
+const DEFAULT_MAX_PENDING = 1000;
 
 /** pgvector 0.8 added iterative index scans. */
 function iterativeScanSupported(version: string | undefined): boolean {

@@ -337,9 +337,20 @@ export function annSql(t: Tables, req: Pick<PgSearchRequest, "namespacePrefix" |
        WHERE i.ns = v.ns AND i.key = v.key AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)} OFFSET 0) i`;
   // The scope as literals: the generic plan of this prepared statement must see the range (see literals).
   const scope = scopeSql("v.ns", req.namespacePrefix, literals);
-  const kp = p.add(k);
+  // The depth as a literal too: with `LIMIT $n` the generic plan is costed for 10% of the table,
+  // so PostgreSQL kept planning a custom plan on every run (0.4 ms, against 0.07 ms for the raw
+  // walk); with the depth in the text (a handful of values: the page, the pool, their doublings)
+  // the generic plan costs what the custom one does and the session keeps it.
+  const kp = String(Math.trunc(k));
+  // The pending branch sorts the pending vectors in scope by distance first (keys only, no item
+  // row) and probes their items in that order until k pass: probing every pending vector's item
+  // before the sort was nearly the whole cost of a search during a burst of writes (2,000 primary-key
+  // probes, 6,000 buffers, against 667 for the pending table itself).
   const nearest = (table: string) =>
-    `SELECT v.embedding <=> ${qp}::vector AS d, i.* FROM ${table} v ${item} WHERE ${scope} ORDER BY v.embedding <=> ${qp}::vector${table === t.pending ? ", v.ns, v.key, v.field" : ""} LIMIT ${kp}`;
+    table === t.pending
+      ? `SELECT v.d, i.* FROM (SELECT v.ns, v.key, v.field, v.embedding <=> ${qp}::vector AS d FROM ${table} v WHERE ${scope}
+           ORDER BY d, v.ns, v.key, v.field OFFSET 0) v ${item} ORDER BY v.d, v.ns, v.key, v.field LIMIT ${kp}`
+      : `SELECT v.embedding <=> ${qp}::vector AS d, i.* FROM ${table} v ${item} WHERE ${scope} ORDER BY v.embedding <=> ${qp}::vector LIMIT ${kp}`;
   // The pending branch is a sort of the few vectors not yet indexed; the outer ORDER BY merges both.
   // Equal distances keep the walk's own order (then the pending rows'), so that the first k rows
   // of a deeper walk are those of a shallower one, and pages of one ranking never overlap.

@@ -58,8 +58,11 @@ export interface PostgresHnswOptions {
   /**
    * A write waits before it starts (and helps move rows) while more vectors
    * than this are pending, so that the exact part of every search stays
-   * small. Sustained bulk writes then run at the rate the index takes them.
-   * @default 2000
+   * small: a search compares every pending vector in its scope exactly,
+   * about 1.2 µs of the server's CPU each for 512 dims (at 10k items the
+   * HNSW walk itself is about 3.3 ms). Sustained bulk writes then run at the
+   * rate the index takes them.
+   * @default 1000
    */
   maxPendingVectors?: number;
 }
@@ -112,7 +115,7 @@ export interface PostgresStoreSettings {
   ttl?: TTLConfig;
   /**
    * pgvector HNSW tuning.
-   * @default { m: 16, efConstruction: 64, efSearch: fits the table, exactScanThreshold: 2000, deferredIndexing: true, indexWorkers: 2, maxPendingVectors: 2000 }
+   * @default { m: 16, efConstruction: 64, efSearch: fits the table, exactScanThreshold: 2000, deferredIndexing: true, indexWorkers: 2, maxPendingVectors: 1000 }
    */
   hnsw?: PostgresHnswOptions;
   /**
