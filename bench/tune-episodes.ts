@@ -23,7 +23,7 @@ for (const name of ["dev1", "dev2"] as const) {
 const SHORT = { "single-hop": "sh", context: "cx", "multi-hop": "mh", temporal: "t", "open-domain": "od" } as const;
 const fmt = (r: RankerReport) =>
   `R@10 ${r.all["R@10"].toFixed(1)} R@5 ${r.all["R@5"].toFixed(1)} ` +
-  Object.entries(SHORT).filter(([kind]) => r[kind as keyof typeof SHORT].questions > 0).map(([kind, s]) => `${s} ${r[kind as keyof typeof SHORT]["R@10"].toFixed(1)}`).join(" ");
+  Object.entries(SHORT).filter(([kind]) => r[kind as keyof typeof SHORT].questions > 0).map(([kind, s]) => `${s} ${r[kind as keyof typeof SHORT]["R@10"].toFixed(1)}/${r[kind as keyof typeof SHORT]["R@5"].toFixed(1)}`).join(" ");
 const grid: Array<Omit<SearchEpisodesOptions, "query">> = process.env.GRID ? JSON.parse(process.env.GRID) : [{ rerank: false }, {}];
 // Round 1 (k, replyWeight, promptWeight, window, minWords, speakerBoost) chose k 10, reply 0.5, prompt 0, window 2, minWords 3, speaker 1.5.
 // Round 2 (timeBoost 1/1.5/2.5, neighbour shares summed or max, reply 0.5/0.8, question scaffolding stripped or not, minWords 3/5):
