@@ -12,7 +12,24 @@ const NAME = /(?<!(?:^|[.!?:\n])[\s"'“‘(]*)(?<![\p{L}\p{N}])\p{Lu}[\p{L}'’
 
 /** The index terms of the names a turn says (see {@link NAME}). */
 export function nameTerms(text: string): Set<string> {
-  return new Set((text.match(NAME) ?? []).flatMap((w) => tokenize(w)));
+  const names = text.match(NAME);
+  return new Set(names ? tokenize(names.join(" ")) : []);
+}
+
+/** Indices of the `n` best-scored candidates (ties by first-stage order), best first. */
+function best(scored: readonly ScoredEpisode[], n: number): number[] {
+  const out: number[] = [];
+  const before = (i: number, j: number) => scored[i]!.score > scored[j]!.score || (scored[i]!.score === scored[j]!.score && scored[i]!.order < scored[j]!.order);
+  for (let i = 0; i < scored.length; i++) {
+    if (out.length === n) {
+      if (!before(i, out[n - 1]!)) continue;
+      out.pop();
+    }
+    let at = out.length;
+    while (at > 0 && before(i, out[at - 1]!)) at--;
+    out.splice(at, 0, i);
+  }
+  return out;
 }
 
 /**
@@ -29,10 +46,7 @@ export function nameTerms(text: string): Set<string> {
  */
 export function addBridgeCredit(scored: ScoredEpisode[], weight: number, scale: readonly number[], ignore: ReadonlySet<string>): void {
   if (weight <= 0 || scored.length < 2) return;
-  const sources = scored
-    .map((s, i) => i)
-    .sort((a, b) => scored[b]!.score - scored[a]!.score || scored[a]!.order - scored[b]!.order)
-    .slice(0, BRIDGE_SOURCES);
+  const sources = best(scored, BRIDGE_SOURCES);
   const names = new Map<number, Set<string>>();
   const wanted = new Set<string>();
   for (const i of sources) {
@@ -43,7 +57,12 @@ export function addBridgeCredit(scored: ScoredEpisode[], weight: number, scale: 
   if (wanted.size === 0) return;
   const holders = new Map<string, number[]>();
   scored.forEach((s, j) => {
-    for (const t of new Set(s.terms)) if (wanted.has(t)) (holders.get(t) ?? holders.set(t, []).get(t)!).push(j);
+    for (const t of s.terms) {
+      if (!wanted.has(t)) continue;
+      const h = holders.get(t);
+      if (!h) holders.set(t, [j]);
+      else if (h[h.length - 1] !== j) h.push(j);
+    }
   });
   const credit = new Map<number, number>();
   for (const i of sources) {

@@ -247,7 +247,7 @@ export function rerankEpisodes(
   scored.forEach((s, i) => (s.score *= scale[i]!));
   if (o.bridgeWeight > 0) {
     const ignore = new Set(tokenize(query));
-    for (const s of scored) for (const t of tokenize(s.episode.speaker)) ignore.add(t);
+    for (const speaker of new Set(scored.map((s) => s.episode.speaker))) for (const t of tokenize(speaker)) ignore.add(t);
     addBridgeCredit(scored, o.bridgeWeight, scale, ignore);
   }
   return selectEpisodes(scored, limit, { sessionDecay: decay, collapseRepeats: o.collapseRepeats });
