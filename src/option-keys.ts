@@ -76,7 +76,7 @@ export const OPTION_KEYS = {
   procedureLimits: optionKeys<ProcedureLimits>({ maxRemovedLines: true, maxChars: true, maxChangedLines: true }),
   episodes: optionKeys<EpisodeMemoryOptions>({ namespace: true, tool: true, speakers: true, preloadLimit: true, record: true }),
   recordEpisodes: optionKeys<RecordEpisodesOptions>({ namespace: true, ttl: true, now: true, messages: true, store: true, threadId: true, speakers: true }),
-  searchEpisodes: optionKeys<SearchEpisodesOptions>({ k: true, limit: true, query: true, vectorWeight: true, threadId: true, replyWeight: true, promptWeight: true, window: true, minWords: true, speakerBoost: true, sessionDecay: true, timeBoost: true, contextWeight: true, neighbours: true, pool: true, rerank: true }),
+  searchEpisodes: optionKeys<SearchEpisodesOptions>({ k: true, limit: true, query: true, vectorWeight: true, threadId: true, replyWeight: true, promptWeight: true, window: true, minWords: true, speakerBoost: true, sessionDecay: true, timeBoost: true, contextWeight: true, collapseRepeats: true, bridgeWeight: true, neighbours: true, pool: true, rerank: true }),
   searchConversationsTool: optionKeys<SearchConversationsToolOptions>({ layout: true, namespace: true, store: true, neighbours: true, maxLimit: true }),
   cachedEmbeddings: optionKeys<CachedEmbeddingsOptions>({ embeddings: true, maxEntries: true, symmetric: true, file: true, lineCipher: true }),
   keywordIndex: optionKeys<KeywordIndexOptions>({ k1: true, b: true, stemming: true }),

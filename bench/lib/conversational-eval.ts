@@ -101,6 +101,9 @@ export const LEGACY_RANK = { k: 10, timeBoost: 2.5, sessionDecay: 0.9, replyWeig
 /** The one-vector defaults before round 6 (bench/tune-episodes.ts): one hybrid search, pool 80 at limit 20. */
 export const ROUND5_DEFAULTS = { vectorWeight: 0, pool: 80 } as const;
 
+/** The defaults of round 6 (bench/tune-episodes.ts), before repeats were collapsed and names bridged (round 7). */
+export const ROUND6_DEFAULTS = { collapseRepeats: false, bridgeWeight: 0 } as const;
+
 export async function episodeStore(convs: LargeConversation[], embeddings: Embeddings, retrieval: RetrievalMode = "hybrid"): Promise<HNSWStore> {
   const store = new HNSWStore({ index: { dims: 512, embeddings, fields: ["text"] }, retrieval });
   await recordConversations(store, convs);

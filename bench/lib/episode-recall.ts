@@ -1,7 +1,7 @@
 import type { Embeddings } from "@langchain/core/embeddings";
 import type { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
 import { contextTexts, loadConversationSet, textsToEmbed, type SetName } from "./conversations-large.js";
-import { baselineStore, episodeRanker, episodeStore, evaluate, LEGACY_RANK, legacyEpisodeStore, ROUND5_DEFAULTS, storeRanker, table, type RankerReport } from "./conversational-eval.js";
+import { baselineStore, episodeRanker, episodeStore, evaluate, LEGACY_RANK, legacyEpisodeStore, ROUND5_DEFAULTS, ROUND6_DEFAULTS, storeRanker, table, type RankerReport } from "./conversational-eval.js";
 
 /**
  * Recall on one development set and split: the store's default search over
@@ -26,7 +26,8 @@ export async function recallReport(set: SetName, split: "tune" | "heldout", embe
   const now = await episodeStore(convs, embeddings);
   stores.push(now);
   reports["**searchEpisodes defaults (one vector per turn)**"] = await evaluate(convs, episodeRanker(now));
-  reports["previous defaults (one hybrid search, pool 80)"] = await evaluate(convs, episodeRanker(now, ROUND5_DEFAULTS));
+  reports["previous defaults (repeats kept, no name bridging)"] = await evaluate(convs, episodeRanker(now, ROUND6_DEFAULTS));
+  reports["older defaults (one hybrid search, pool 80)"] = await evaluate(convs, episodeRanker(now, { ...ROUND6_DEFAULTS, ...ROUND5_DEFAULTS }));
   reports["defaults, `rerank: false`"] = await evaluate(convs, episodeRanker(now, { rerank: false }));
   for (const s of stores) await s.close();
   const turns = convs.reduce((n, c) => n + c.sessions.reduce((m, s) => m + s.turns.length, 0), 0);

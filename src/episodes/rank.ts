@@ -2,6 +2,8 @@ import { tokenize } from "../embeddings/tokenize.js";
 import { InvalidArgumentError } from "../errors.js";
 import { episodeKey, type Episode } from "./episode.js";
 import { previousTurnScores } from "./lexical.js";
+import { addBridgeCredit } from "./bridge.js";
+import { selectEpisodes, type ScoredEpisode } from "./select.js";
 
 /**
  * Tuning for {@link rerankEpisodes}. The defaults were chosen on the `tune`
@@ -77,6 +79,26 @@ export interface EpisodeRankOptions {
    * @default 0
    */
   contextWeight?: number;
+  /**
+   * Leave out a turn whose text (case and spacing aside) is the same as a
+   * better-ranked one's: a line said in many sessions ("There's a new Thai
+   * place opening near me.") takes one place in the results, not five.
+   * `false` keeps every copy.
+   * @default true
+   */
+  collapseRepeats?: boolean;
+  /**
+   * Entity bridging, a second hop without a second query: a name (a word
+   * written with a capital inside a sentence: a person, a place, a title)
+   * that one of the 20 best turns says and the question does not ("Callum
+   * announced he's off to Singapore", for "what does Priya's brother do?")
+   * links it to the other candidates that say it ("Callum says the chef job
+   * is going really well"); each earns `bridgeWeight` × the best such turn's
+   * score. Speakers' names and names said by more than 3 candidates are not
+   * bridges. `0` turns it off.
+   * @default 0.25
+   */
+  bridgeWeight?: number;
 }
 
 /** The defaults of {@link EpisodeRankOptions}. */
@@ -90,6 +112,8 @@ export const EPISODE_RANK_DEFAULTS: Required<EpisodeRankOptions> = {
   sessionDecay: 1,
   timeBoost: 2.5,
   contextWeight: 0,
+  collapseRepeats: true,
+  bridgeWeight: 0.25,
 };
 
 const WHEN_QUESTION = /\b(when|what (day|date|week|month|year|time)|how long ago|since when|which (day|date|week|month|year))\b/i;
@@ -121,6 +145,8 @@ export function checkRankOptions(o: EpisodeRankOptions, caller = "rerankEpisodes
   num("timeBoost", (v) => v > 0, "a finite number > 0");
   num("sessionDecay", (v) => v > 0 && v <= 1, "a number in (0, 1]");
   num("contextWeight", (v) => v >= 0, "a finite number >= 0");
+  num("bridgeWeight", (v) => v >= 0, "a finite number >= 0");
+  if (o.collapseRepeats !== undefined && typeof o.collapseRepeats !== "boolean") throw bad("collapseRepeats", o.collapseRepeats, "a boolean");
 }
 
 /** Whether a question asks when something happened. */
@@ -156,6 +182,9 @@ export const usesNeighbours = (options: EpisodeRankOptions = {}): boolean =>
  * first-stage rankings of the same query (searchEpisodes passes a
  * vector-only one, weighted by its `vectorWeight`): a hit at rank r of one
  * scores `weight / (k + r)` on top and lends to its neighbours the same way.
+ * With `bridgeWeight`, candidates that say a name one of the best turns said
+ * earn a share of its score ({@link addBridgeCredit}); with
+ * `collapseRepeats`, a text already picked is not picked again.
  * Returns at most `limit`.
  */
 export function rerankEpisodes(
@@ -200,12 +229,11 @@ export function rerankEpisodes(
     });
     offset += list.hits.length;
   }
-  const scored = [...byKey.values()];
+  const scored: ScoredEpisode[] = [...byKey.values()].map((c) => ({ episode: c.episode, score: c.score + c.lent, order: c.order, terms: tokenize(c.episode.text) }));
   const scale = scored.map((s) => {
-    s.score += s.lent;
     let x = 1;
     if (minWords > 0) {
-      const n = tokenize(s.episode.text).length;
+      const n = s.terms.length;
       if (n < minWords) x *= (n + 1) / (minWords + 1);
     }
     if (speakerBoost !== 1 && asked.has(s.episode.speaker.toLowerCase())) x *= speakerBoost;
@@ -217,27 +245,14 @@ export function rerankEpisodes(
     order.forEach(([, i], r) => (scored[i]!.score += o.contextWeight / (k + r + 1)));
   }
   scored.forEach((s, i) => (s.score *= scale[i]!));
-  if (decay >= 1) return scored.sort((a, b) => b.score - a.score || a.order - b.order).slice(0, limit).map((s) => s.episode);
-  const picked = new Map<string, number>();
-  const out: Episode[] = [];
-  const left = [...scored];
-  while (out.length < limit && left.length > 0) {
-    let best = 0;
-    let bestScore = -Infinity;
-    left.forEach((s, i) => {
-      const v = s.score * decay ** (picked.get(sessionOf(s.episode)) ?? 0);
-      if (v > bestScore || (v === bestScore && s.order < left[best]!.order)) [best, bestScore] = [i, v];
-    });
-    const [chosen] = left.splice(best, 1);
-    const session = sessionOf(chosen!.episode);
-    picked.set(session, (picked.get(session) ?? 0) + 1);
-    out.push(chosen!.episode);
+  if (o.bridgeWeight > 0) {
+    const ignore = new Set(tokenize(query));
+    for (const speaker of new Set(scored.map((s) => s.episode.speaker))) for (const t of tokenize(speaker)) ignore.add(t);
+    addBridgeCredit(scored, o.bridgeWeight, scale, ignore);
   }
-  return out;
+  return selectEpisodes(scored, limit, { sessionDecay: decay, collapseRepeats: o.collapseRepeats });
 }
 
 function definedOnly(o: EpisodeRankOptions): EpisodeRankOptions {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as EpisodeRankOptions;
 }
-
-const sessionOf = (e: Episode) => `${e.threadId}\n${e.date}`;

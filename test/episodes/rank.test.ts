@@ -24,7 +24,7 @@ describe("rerankEpisodes", () => {
   });
 
   it("spreads results over sessions, and keeps store order when turned off", () => {
-    const hits = [ep("a1", "x"), ep("a2", "x"), ep("a3", "x"), ep("b1", "x", "t2")];
+    const hits = [ep("a1", "x one"), ep("a2", "x two"), ep("a3", "x three"), ep("b1", "x four", "t2")];
     expect(rerankEpisodes("q", hits, 4, { sessionDecay: 0.5, minWords: 0 }).map((e) => e.key)).toEqual(["a1", "b1", "a2", "a3"]);
     expect(rerankEpisodes("q", hits, 4, { sessionDecay: 1, minWords: 0 }).map((e) => e.key)).toEqual(["a1", "a2", "a3", "b1"]);
     expect(rerankEpisodes("q", hits, 2)).toHaveLength(2);
