@@ -112,7 +112,7 @@ describe("a read-only batch while its query is embedded", () => {
       search(["turns", "a"], q, { retrieval: "vector" }),
       { namespace: ["turns", "a"], key: "new", value: { text: "the pottery class pottery class" }, index: ["text"] },
       search(["turns", "a"], q, { retrieval: "vector" }),
-    ])) as [SearchItem[], undefined, SearchItem[]];
+    ])) as unknown as [SearchItem[], undefined, SearchItem[]];
     expect(before.some((h) => h.key === "new")).toBe(false);
     expect(after[0]!.key).toBe("new");
   });
