@@ -222,17 +222,20 @@ export function memoryMiddleware(given: MemoryMiddlewareOptions) {
       const config = runConfig(request.runtime as RuntimeLike);
       // The turn's scope: store and every namespace resolved once.
       const scope = preloadScope(options, config);
+      // The learned instructions are read while the preload embeds its query and searches (neither waits for the other).
+      const [learned, block] = await Promise.all([
+        options.procedures ? learnedInstructionsSection(options.procedures, { store: scope.store, config }) : undefined,
+        preloads(mode)
+          ? (async () => {
+              const state = { messages: request.messages as BaseMessage[] };
+              const query = options.queryBuilder ? await options.queryBuilder(state, config) : latestHumanText(state.messages);
+              return preloadMemoryBlock(options, { config, query, withKeys: mode === "both", scope });
+            })()
+          : undefined,
+      ]);
       let systemMessage = request.systemMessage;
-      if (options.procedures) {
-        const learned = await learnedInstructionsSection(options.procedures, { store: scope.store, config });
-        if (learned) systemMessage = withMemoryBlock(systemMessage, learned);
-      }
-      if (preloads(mode)) {
-        const state = { messages: request.messages as BaseMessage[] };
-        const query = options.queryBuilder ? await options.queryBuilder(state, config) : latestHumanText(state.messages);
-        const block = await preloadMemoryBlock(options, { config, query, withKeys: mode === "both", scope });
-        if (block) systemMessage = withMemoryBlock(systemMessage, block);
-      }
+      if (learned) systemMessage = withMemoryBlock(systemMessage, learned);
+      if (block) systemMessage = withMemoryBlock(systemMessage, block);
       return systemMessage === request.systemMessage ? handler(request) : handler({ ...request, systemMessage });
     },
     wrapToolCall: postloads(mode)

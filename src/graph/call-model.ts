@@ -198,12 +198,16 @@ export function callModel(given: CallModelOptions): (state: MessagesState, confi
     // The turn's scope: store and every namespace resolved once (a missing value fails before any read).
     const scope = preloads(mode) || options.procedures ? preloadScope(options, config) : undefined;
     if (!scope) resolveNamespace(options.namespace, config);
-    let context: string | undefined;
-    if (preloads(mode)) {
-      const query = options.queryBuilder ? await options.queryBuilder(state, config) : latestHumanText(state.messages);
-      context = await preloadMemoryBlock(options, { config, query, withKeys: mode === "both", scope });
-    }
-    const learned = options.procedures ? await learnedInstructionsSection(options.procedures, { store: scope?.store ?? options.store, config }) : undefined;
+    // The learned instructions are read while the preload embeds its query and searches (neither waits for the other).
+    const [context, learned] = await Promise.all([
+      preloads(mode)
+        ? (async () => {
+            const query = options.queryBuilder ? await options.queryBuilder(state, config) : latestHumanText(state.messages);
+            return preloadMemoryBlock(options, { config, query, withKeys: mode === "both", scope });
+          })()
+        : undefined,
+      options.procedures ? learnedInstructionsSection(options.procedures, { store: scope?.store ?? options.store, config }) : undefined,
+    ]);
     const parts = [options.systemPrompt, learned, context].filter((p): p is string => Boolean(p));
     const prefix = layout === "single" && parts.length > 0 ? [new SystemMessage(parts.join("\n\n"))] : parts.map((p) => new SystemMessage(p));
     const reply = await bound.invoke([...prefix, ...state.messages], config);

@@ -14,7 +14,7 @@ import type { WriteHold } from "./batch-lock.js";
 import type { Compactor } from "./compactor.js";
 import type { HNSWGetOperation, HNSWSearchOperation } from "./options.js";
 import type { PreparedBatch } from "./prepare-batch.js";
-import { planNeedsGraph, planSearch, runSearch, type SearchPlan, type SearchRequest } from "./search.js";
+import { keywordSide, planNeedsGraph, planSearch, runSearch, type KeywordSide, type Ranked, type SearchPlan, type SearchRequest } from "./search.js";
 import type { RetrievalMode } from "../retrieval-mode.js";
 import type { IndexManifest } from "./snapshot.js";
 import type { StoreState } from "./store-state.js";
@@ -50,7 +50,46 @@ export interface ApplyContext {
   refreshOnRead: boolean;
   retrieval: RetrievalMode;
   exactScanThreshold: number;
+  /** Keyword sides ranked while the batch's queries were embedded (see {@link keywordSidesAhead}), by position. */
+  keywordSides?: Map<number, KeywordSideAhead>;
 }
+
+/** A search's keyword side, ranked under the plan it would have with its query vector. */
+export interface KeywordSideAhead {
+  plan: SearchPlan;
+  side: KeywordSide;
+}
+
+/** The context a search of the batch runs in: its own `retrieval`, when it has one. */
+const searchContextOf = (op: Operation, ctx: ApplyContext): ApplyContext => {
+  const mode = (op as HNSWSearchOperation).retrieval;
+  return mode === undefined ? ctx : { ...ctx, retrieval: mode };
+};
+
+/**
+ * The keyword sides of a read-only batch's searches with a query, ranked
+ * before their query vectors exist (a search that will have one plans as it
+ * will then). The store runs this on the event loop while the embedder (a
+ * worker thread, a remote API) embeds the queries, under the same read lock
+ * and clock as the batch: the state cannot change in between, so
+ * {@link applyBatch} uses each side as it is when the search's plan came out
+ * the same (it differs only when the query's embedding failed).
+ */
+export function keywordSidesAhead(state: StoreState, operations: Operation[], ctx: ApplyContext, vectorsExpected: boolean): Map<number, KeywordSideAhead> {
+  const out = new Map<number, KeywordSideAhead>();
+  operations.forEach((op, i) => {
+    if (!("namespacePrefix" in op) || typeof op.query !== "string") return;
+    const searchCtx = searchContextOf(op, ctx);
+    // A placeholder vector: planSearch only asks whether there will be one.
+    const req = searchRequest(op, vectorsExpected ? [] : undefined);
+    const plan = planSearch(state, req, searchCtx);
+    if (plan.useKeywords) out.set(i, { plan, side: keywordSide(state, req, searchCtx, plan) });
+  });
+  return out;
+}
+
+/** Whether two plans of one search rank the same way (so a keyword side ranked under one serves the other). */
+const samePlan = (a: SearchPlan, b: SearchPlan) => a.useVectors === b.useVectors && a.useKeywords === b.useKeywords && a.exact === b.exact;
 
 /**
  * Applies a prepared batch in order and returns its results with the TTL
@@ -80,19 +119,21 @@ export async function applyBatch(
   for (const put of prepared.puts.values()) newVectors += put.vectors.length;
   let resized = state.vectors?.reserve(newVectors) ?? false;
   if (resized) await slicer.pause();
+  // The batch's HNSW walks, shared by its searches until it writes.
+  const walks = new Map<string, Ranked[]>();
   for (let i = 0; i < operations.length; i++) {
     if (i > 0 && slicer.due) await slicer.pause();
     const op = operations[i]!;
     let search: PlannedSearch | undefined;
     if ("namespacePrefix" in op) {
-      const req = searchRequest(op, i, prepared);
-      const mode = (op as HNSWSearchOperation).retrieval;
-      const searchCtx = mode === undefined ? ctx : { ...ctx, retrieval: mode };
+      const req = searchRequest(op, prepared.queryVectors.get(i));
+      const searchCtx = { ...searchContextOf(op, ctx), walks };
       const plan = req.query !== undefined && req.query !== null ? planSearch(state, req, searchCtx) : undefined;
       // While the store opens, a search that walks the graph waits for it (reads hold no writer back).
       if (plan && planNeedsGraph(state, plan)) await state.vectors!.whenLoaded();
-      search = { req, plan, ctx: searchCtx };
-    }
+      const ahead = plan && ctx.keywordSides?.get(i);
+      search = { req, plan, ctx: searchCtx, keyword: ahead && samePlan(ahead.plan, plan) ? ahead.side : undefined };
+    } else if ("value" in op) walks.clear();
     results.push(applyOne(state, op, prepared, ctx, touch, i, search));
     if (resized && prepared.puts.get(i)?.vectors.length) {
       resized = false;
@@ -102,13 +143,13 @@ export async function applyBatch(
   return { results, touched };
 }
 
-const searchRequest = (s: SearchOperation, i: number, prepared: PreparedBatch): SearchRequest => ({
+const searchRequest = (s: SearchOperation, queryVector: number[] | undefined): SearchRequest => ({
   namespacePrefix: s.namespacePrefix,
   filter: s.filter,
   limit: s.limit ?? 10,
   offset: s.offset ?? 0,
   query: s.query,
-  queryVector: prepared.queryVectors.get(i),
+  queryVector,
 });
 
 /** A search operation's request, and its plan when it has a query. */
@@ -117,12 +158,14 @@ interface PlannedSearch {
   plan?: SearchPlan;
   /** The context with the operation's own `retrieval`, when it has one. */
   ctx: ApplyContext;
+  /** Its keyword side, when it was ranked ahead under the same plan. */
+  keyword?: KeywordSide;
 }
 
 function applyOne(state: StoreState, op: Operation, prepared: PreparedBatch, ctx: ApplyContext, touch: Touch, i: number, search?: PlannedSearch): unknown {
   const { now } = ctx;
   if (search) {
-    const ranked = runSearch(state, search.req, search.ctx, search.plan);
+    const ranked = runSearch(state, search.req, search.ctx, search.plan, search.keyword);
     return ranked.map(({ item, score }) => {
       touch(item, (op as HNSWSearchOperation).refreshTtl);
       const out: SearchItem = toItem(item);

@@ -25,12 +25,15 @@ import { stateEntries, validateEntries, writeImport } from "./transfer.js";
 import { checkStoreOptions, DEFAULT_HNSW, hnswSettingsFor, indexManifestFor } from "./settings.js";
 import { countLive, expiryIn, nearestIn, stateStats } from "./state-queries.js";
 import { Compactor } from "./compactor.js";
-import { applyBatch, deleteWhere, isReadOnly, refuseNewVectors } from "./apply-batch.js";
+import { applyBatch, deleteWhere, isReadOnly, keywordSidesAhead, refuseNewVectors, type ApplyContext } from "./apply-batch.js";
 
 /** @internal For tests only; see compactor.ts. */
 export { compactionTestHooks } from "./compactor.js";
 /** @internal For tests only; see vector-index.ts. */
 export { graphLoadTestHooks } from "./vector-index.js";
+
+/** A search with a query (its query is embedded before it runs). */
+const searchesByQuery = (op: Operation) => "namespacePrefix" in op && typeof op.query === "string";
 
 /**
  * A LangGraph `BaseStore` on an hnswlib index plus a JSON sidecar, that keeps
@@ -317,7 +320,7 @@ export class HNSWStore extends MemoryStoreBase {
     if (this.storedIndex && !this.indexConfig) refuseNewVectors(state, operations, this.storedIndex, this.options.path);
     const now = this.clock();
     checkConditions(state, operations, now);
-    const prepared = await prepareBatch(operations, {
+    const preparing = prepareBatch(operations, {
       state,
       embeddings: this.embeddings,
       dims: this.indexConfig?.dims,
@@ -327,17 +330,40 @@ export class HNSWStore extends MemoryStoreBase {
       logger: this.logger,
       encodeLog: this.options.path !== undefined,
     });
-    if (prepared.logOps.length) await this.compactor.writeLog(now, prepared.logOps, this.options.durability !== "process");
-    const { results, touched } = await applyBatch(state, operations, prepared, {
+    const applyCtx: ApplyContext = {
       now,
       refreshOnRead: this.options.ttl?.refreshOnRead !== false,
       retrieval: this.retrieval,
       exactScanThreshold: this.options.hnsw?.exactScanThreshold ?? DEFAULT_HNSW.exactScanThreshold,
-    });
+    };
+    if (this.embeddings && this.indexConfig && isReadOnly(operations) && operations.some(searchesByQuery)) applyCtx.keywordSides = await this.keywordSidesWhileEmbedding(state, operations, applyCtx, preparing);
+    const prepared = await preparing;
+    if (prepared.logOps.length) await this.compactor.writeLog(now, prepared.logOps, this.options.durability !== "process");
+    const { results, touched } = await applyBatch(state, operations, prepared, applyCtx);
     if (touched.length) await this.compactor.logTouches(touched, now);
     // A read-only batch holds a read lock: it never compacts.
     if (prepared.logOps.length) await this.compactor.maybeCompact(false, hold);
     return results;
+  }
+
+  /**
+   * A read-only batch's keyword sides, ranked on the event loop while its
+   * queries are embedded (`preparing` has sent them to the embedder by the
+   * time the next macrotask runs): a turn's preload then costs its embedding
+   * plus the vector side, not plus both sides. Undefined when the batch is
+   * invalid (`preparing` rejects with the error, which the caller awaits).
+   */
+  private async keywordSidesWhileEmbedding(state: StoreState, operations: Operation[], ctx: ApplyContext, preparing: Promise<unknown>): Promise<ApplyContext["keywordSides"]> {
+    let failed = false;
+    preparing.catch(() => (failed = true));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (failed) return undefined;
+    try {
+      return keywordSidesAhead(state, operations, ctx, true);
+    } catch {
+      // Left to the batch: it validates every operation and reports its own error.
+      return undefined;
+    }
   }
 
   private get retrieval(): RetrievalMode {

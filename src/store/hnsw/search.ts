@@ -22,6 +22,13 @@ export interface SearchContext {
   retrieval: RetrievalMode;
   /** Candidate sets with at most this many vectors are scanned exactly. */
   exactScanThreshold: number;
+  /**
+   * HNSW walks already made in this batch, by {@link walkKey}: two searches
+   * of one batch with the same query, prefix, filter and pool (a hybrid and
+   * a vector-only ranking of the same question) walk the graph once. The
+   * batch clears it when it writes.
+   */
+  walks?: Map<string, Ranked[]>;
 }
 
 export interface Ranked {
@@ -100,6 +107,56 @@ export function planNeedsGraph(state: StoreState, plan: SearchPlan): boolean {
   return !plan.exact || !vectors.readsFromFile;
 }
 
+/** Whether an item is in a search's scope (its groups marked for this call: build it right before use). */
+function scopeTest(state: StoreState, req: SearchRequest, ctx: SearchContext, groups: NamespaceGroup[] | undefined): (item: StoredItem) => boolean {
+  if (!groups) return (item) => isLive(item, ctx.now);
+  const epoch = markGroups(groups);
+  return req.filter
+    ? (item) => groupMarks[item.gid!] === epoch && isLive(item, ctx.now) && matchesFilter(item.value, req.filter)
+    : (item) => groupMarks[item.gid!] === epoch && isLive(item, ctx.now);
+}
+
+/** Exact plans rank everything they select; HNSW plans a fixed pool. */
+const poolOf = (plan: SearchPlan, need: number) => (plan.exact ? Infinity : Math.max(RANK_POOL, need));
+
+/** A search's keyword side: its BM25 hits in scope, and the items they name. */
+export interface KeywordSide {
+  hits: KeywordHit[];
+  byId: Map<string, StoredItem>;
+}
+
+/**
+ * The keyword side of a search with a `query` under `plan`, as
+ * {@link runSearch} ranks it (empty when the plan uses no keywords). It needs
+ * no query vector: a store can run it while the query is being embedded,
+ * and hand it to runSearch with the same plan.
+ */
+export function keywordSide(state: StoreState, req: SearchRequest, ctx: SearchContext, plan: SearchPlan): KeywordSide {
+  const byId = new Map<string, StoredItem>();
+  if (!plan.useKeywords) return { hits: [], byId };
+  const inScope = scopeTest(state, req, ctx, plan.groups);
+  const limit = plan.exact ? plan.candidates!.length : poolOf(plan, req.offset + req.limit);
+  const hits = keywordSearch(state, req.query!, plan.groups, plan.exact, limit, (id, group) => {
+    const item = group ? state.items.inGroup(group, id) : state.items.byId(id);
+    if (!item || !inScope(item)) return false;
+    byId.set(id, item);
+    return true;
+  });
+  return { hits, byId };
+}
+
+/** The key of an HNSW walk in {@link SearchContext.walks}: what decides its result within one batch. */
+const walkKey = (req: SearchRequest, pool: number) => JSON.stringify([req.query, req.namespacePrefix, req.filter ?? null, pool]);
+
+/** {@link annSearch}, or the same walk made earlier in the batch (a copy of its list). */
+function sharedWalk(ctx: SearchContext, req: SearchRequest, pool: number, walk: () => Ranked[]): Ranked[] {
+  if (!ctx.walks) return walk();
+  const key = walkKey(req, pool);
+  let ranked = ctx.walks.get(key);
+  if (!ranked) ctx.walks.set(key, (ranked = walk()));
+  return [...ranked];
+}
+
 /**
  * Runs one search against the state. The plan:
  *
@@ -121,7 +178,7 @@ export function planNeedsGraph(state: StoreState, plan: SearchPlan): boolean {
  * Items that cannot be scored come after the scored ones, without a score,
  * newest first.
  */
-export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchContext, plan?: SearchPlan): Ranked[] {
+export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchContext, plan?: SearchPlan, keyword?: KeywordSide): Ranked[] {
   const need = req.offset + req.limit;
   if (req.limit <= 0) return [];
   const accepts = (item: StoredItem) => isLive(item, ctx.now) && matchesFilter(item.value, req.filter);
@@ -132,33 +189,19 @@ export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchCont
     return all.sort(byRecency).slice(req.offset, need).map((item) => ({ item }));
   }
 
-  const { useVectors, useKeywords, total, groups, candidates, exact } = plan ?? planSearch(state, req, ctx);
-  let inScope: (item: StoredItem) => boolean;
-  if (!groups) inScope = (item) => isLive(item, ctx.now);
-  else {
-    const epoch = markGroups(groups);
-    inScope = req.filter
-      ? (item) => groupMarks[item.gid!] === epoch && accepts(item)
-      : (item) => groupMarks[item.gid!] === epoch && isLive(item, ctx.now);
-  }
-  // Exact plans rank everything they select; HNSW plans a fixed pool.
-  const pool = exact ? Infinity : Math.max(RANK_POOL, need);
+  const planned = plan ?? planSearch(state, req, ctx);
+  const { useVectors, total, groups, candidates, exact } = planned;
+  // The keyword side first (it marks the groups for itself), or as the store ran it while the query was embedded.
+  const { hits: keywordHits, byId } = keyword ?? keywordSide(state, req, ctx, planned);
+  const inScope = scopeTest(state, req, ctx, groups);
+  const pool = poolOf(planned, need);
 
   let ranked: Ranked[] = [];
-  const byId = new Map<string, StoredItem>();
-  const keywordHits = useKeywords
-    ? keywordSearch(state, req.query, groups, exact, exact ? candidates!.length : pool, (id, group) => {
-        const item = group ? state.items.inGroup(group, id) : state.items.byId(id);
-        if (!item || !inScope(item)) return false;
-        byId.set(id, item);
-        return true;
-      })
-    : [];
   if (useVectors) {
     const q = normalise(req.queryVector!);
     const vectorRanked = exact
       ? exactScan(state, q, candidates!)
-      : annSearch(state, q, pool, groups ? inScope : undefined, inScope, groups ? total / Math.max(1, state.items.size) : 1);
+      : sharedWalk(ctx, req, pool, () => annSearch(state, q, pool, groups ? inScope : undefined, inScope, groups ? total / Math.max(1, state.items.size) : 1));
     ranked = keywordHits.length > 0 ? fuse(state, q, req.query, vectorRanked, keywordHits, byId) : vectorRanked;
   } else {
     ranked = keywordHits.map((h) => ({ item: byId.get(h.id)!, score: h.score / (1 + h.score) }));
