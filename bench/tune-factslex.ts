@@ -49,6 +49,7 @@ function expansion(s: Setting): TermExpansion | undefined {
     return out;
   };
   return {
+    gapsOnly: parts.some((p) => p.gapsOnly),
     document: (word) => merge(parts.map((p) => p.document?.(word) ?? new Map())),
     query: (word, vocab) => merge(parts.map((p) => p.query?.(word, vocab) ?? new Map())),
   };
@@ -70,6 +71,16 @@ const settings: Setting[] = [
   { name: "vec .7 w.5", vectors: { threshold: 0.7, perWord: 3, weight: 0.5 } },
   { name: "vec .6 w1", vectors: { threshold: 0.6, perWord: 3, weight: 1 } },
   { name: "wn d2 + vec .6", wordNet: { depth: 2 }, vectors: { threshold: 0.6, perWord: 3, weight: 0.5 } },
+  { name: "wn d2 gaps", wordNet: { depth: 2, gapsOnly: true } },
+  { name: "wn d3 gaps", wordNet: { depth: 3, gapsOnly: true } },
+  { name: "wn d2 +qsyn gaps", wordNet: { depth: 2, querySynonymWeight: 0.3, pos: ["noun", "verb"], gapsOnly: true } },
+  { name: "vec .6 gaps", vectors: { threshold: 0.6, perWord: 3, weight: 0.5, gapsOnly: true } },
+  { name: "wn d2 nosyn", wordNet: { depth: 2, synonymWeight: 0 } },
+  { name: "wn d2 nosyn gaps", wordNet: { depth: 2, synonymWeight: 0, gapsOnly: true } },
+  { name: "wn d2 tiered", wordNet: { depth: 2, writtenFirst: true } },
+  { name: "wn d2 gaps tiered", wordNet: { depth: 2, gapsOnly: true, writtenFirst: true } },
+  { name: "wn d2 nosyn tiered", wordNet: { depth: 2, synonymWeight: 0, writtenFirst: true } },
+  { name: "vec .5 gaps", vectors: { threshold: 0.5, perWord: 5, weight: 0.5, gapsOnly: true } },
 ];
 if (process.env.GRID) settings.push(...(JSON.parse(process.env.GRID) as Setting[]));
 const only = process.env.ONLY?.split(",");

@@ -17,6 +17,14 @@ export interface TermExpansion {
    * can restrict itself to words that can match at all.
    */
   query?(word: string, vocabulary: readonly string[]): ReadonlyMap<string, number>;
+  /**
+   * Expand only where the written words leave a gap: a query word that some
+   * document writes matches only the documents that write it, and only a
+   * query word no document writes is expanded on the query side.
+   */
+  gapsOnly?: boolean;
+  /** Rank the documents found only through expansions after every document with a written match. */
+  writtenFirst?: boolean;
 }
 
 /** Settings of {@link wordNetExpansion}. */
@@ -34,6 +42,10 @@ export interface WordNetExpansionOptions {
   querySynonymWeight: number;
   /** Parts of speech looked up. */
   pos: WordNetPos[];
+  /** See {@link TermExpansion.gapsOnly}. */
+  gapsOnly?: boolean;
+  /** See {@link TermExpansion.writtenFirst}. */
+  writtenFirst?: boolean;
 }
 
 /** The head word of a WordNet lemma: the last of a noun phrase ("domestic animal"), the first of a verb phrase ("take in"). */
@@ -60,6 +72,8 @@ export function wordNetExpansion(wordNet: WordNet, options: WordNetExpansionOpti
     return out;
   };
   return {
+    gapsOnly: options.gapsOnly === true,
+    writtenFirst: options.writtenFirst === true,
     document(word) {
       let m = docCache.get(word);
       if (!m) {
@@ -88,6 +102,8 @@ export interface WordVectorExpansionOptions {
   perWord: number;
   /** A match of similarity s counts `weight * s`. */
   weight: number;
+  /** See {@link TermExpansion.gapsOnly}. */
+  gapsOnly?: boolean;
 }
 
 /**
@@ -97,6 +113,7 @@ export interface WordVectorExpansionOptions {
  */
 export function wordVectorExpansion(vector: (word: string) => Float32Array | undefined, options: WordVectorExpansionOptions): TermExpansion {
   return {
+    gapsOnly: options.gapsOnly === true,
     query(word, vocabulary) {
       const out = new Map<string, number>();
       const q = vector(word);

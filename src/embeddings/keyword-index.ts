@@ -47,6 +47,8 @@ interface Doc {
   terms: Map<string, number>;
   /** Written terms only: expansions do not make a document longer. */
   length: number;
+  /** The terms present only by expansion. */
+  expanded?: Set<string>;
 }
 
 /**
@@ -71,6 +73,8 @@ export class KeywordIndex {
   private readonly expansion: TermExpansion | undefined;
   /** term → one written (unstemmed) word it came from, for query-side expansion. */
   private readonly written = new Map<string, string>();
+  /** term → number of documents that write it (expansions not counted). */
+  private readonly writtenDf = new Map<string, number>();
 
   constructor(options: KeywordIndexOptions = {}) {
     checkOptions(options, "KeywordIndex options", OPTION_KEYS.keywordIndex);
@@ -126,6 +130,7 @@ export class KeywordIndex {
         length++;
       }
     }
+    const doc: Doc = { terms, length };
     if (this.expansion?.document) {
       const expanded = new Map<string, number>();
       for (const word of words) {
@@ -136,13 +141,15 @@ export class KeywordIndex {
         }
       }
       for (const [term, weight] of expanded) terms.set(term, weight);
+      if (expanded.size > 0) doc.expanded = new Set(expanded.keys());
     }
-    this.docs.set(id, { terms, length });
+    this.docs.set(id, doc);
     this.totalLength += length;
     for (const [term, tf] of terms) {
       let list = this.postings.get(term);
       if (!list) this.postings.set(term, (list = new Map()));
       list.set(id, tf);
+      if (!doc.expanded?.has(term)) this.writtenDf.set(term, (this.writtenDf.get(term) ?? 0) + 1);
     }
   }
 
@@ -154,6 +161,11 @@ export class KeywordIndex {
       const list = this.postings.get(term);
       list?.delete(id);
       if (list && list.size === 0) this.postings.delete(term);
+      if (!doc.expanded?.has(term)) {
+        const df = (this.writtenDf.get(term) ?? 1) - 1;
+        if (df > 0) this.writtenDf.set(term, df);
+        else this.writtenDf.delete(term);
+      }
     }
     this.totalLength -= doc.length;
     this.docs.delete(id);
@@ -187,19 +199,31 @@ export class KeywordIndex {
       candidates === undefined ? undefined : typeof candidates === "function" ? candidates : (id: string) => candidates.has(id);
     const avgdl = this.totalLength / n || 1;
     const scores = new Map<string, number>();
-    for (const [term, weight] of this.queryTerms(query)) {
+    const written = new Set<string>();
+    const queryTerms = this.queryTerms(query);
+    for (const [term, weight] of queryTerms) {
       const list = this.postings.get(term);
       if (!list) continue;
-      const idf = weight * this.idf(list.size, n);
+      // With `gapsOnly`, a term some document writes matches only where it is written.
+      const writtenOnly = this.expansion?.gapsOnly === true && (this.writtenDf.get(term) ?? 0) > 0;
+      const idf = weight * this.idf(writtenOnly ? this.writtenDf.get(term)! : list.size, n);
       for (const [id, tf] of list) {
         if (accept && !accept(id)) continue;
-        const dl = this.docs.get(id)!.length;
+        const doc = this.docs.get(id)!;
+        if (writtenOnly && doc.expanded?.has(term)) continue;
+        const dl = doc.length;
         const norm = this.k1 * (1 - this.b + (this.b * dl) / avgdl);
         const s = (idf * tf * (this.k1 + 1)) / (tf + norm);
         scores.set(id, (scores.get(id) ?? 0) + s);
+        if (weight === 1 && !doc.expanded?.has(term)) written.add(id);
       }
     }
-    return topK(scores, limit);
+    if (!this.expansion?.writtenFirst || written.size === scores.size) return topK(scores, limit);
+    // Documents found only through expansions follow every written match.
+    const first = new Map([...scores].filter(([id]) => written.has(id)));
+    const rest = new Map([...scores].filter(([id]) => !written.has(id)));
+    const head = topK(first, limit);
+    return head.length >= limit ? head : head.concat(topK(rest, limit - head.length));
   }
 
   /** The query's terms with their weights: 1 for written ones, less for expansions. */
@@ -208,8 +232,9 @@ export class KeywordIndex {
     const words = tokenize(query, { stemming: false });
     for (const word of words) out.set(this.stemming ? stem(word) : word, 1);
     if (!this.expansion?.query) return out;
-    const vocabulary = [...this.written.values()];
+    const vocabulary = [...this.written].filter(([term]) => this.writtenDf.has(term)).map(([, word]) => word);
     for (const word of words) {
+      if (this.expansion.gapsOnly && this.writtenDf.has(this.stemming ? stem(word) : word)) continue;
       for (const [w, weight] of this.expansion.query(word, vocabulary)) {
         for (const term of this.terms(w)) {
           if (this.postings.has(term) && (out.get(term) ?? 0) < weight) out.set(term, weight);
