@@ -125,8 +125,10 @@ export class KeywordIndex {
       for (const word of tokenize(text, { stemming: false })) {
         const term = this.stemming ? stem(word) : word;
         terms.set(term, (terms.get(term) ?? 0) + 1);
-        if (!this.written.has(term)) this.written.set(term, word);
-        words.push(word);
+        if (this.expansion) {
+          if (!this.written.has(term)) this.written.set(term, word);
+          words.push(word);
+        }
         length++;
       }
     }
@@ -149,7 +151,7 @@ export class KeywordIndex {
       let list = this.postings.get(term);
       if (!list) this.postings.set(term, (list = new Map()));
       list.set(id, tf);
-      if (!doc.expanded?.has(term)) this.writtenDf.set(term, (this.writtenDf.get(term) ?? 0) + 1);
+      if (this.expansion && !doc.expanded?.has(term)) this.writtenDf.set(term, (this.writtenDf.get(term) ?? 0) + 1);
     }
   }
 
@@ -161,7 +163,7 @@ export class KeywordIndex {
       const list = this.postings.get(term);
       list?.delete(id);
       if (list && list.size === 0) this.postings.delete(term);
-      if (!doc.expanded?.has(term)) {
+      if (this.expansion && !doc.expanded?.has(term)) {
         const df = (this.writtenDf.get(term) ?? 1) - 1;
         if (df > 0) this.writtenDf.set(term, df);
         else this.writtenDf.delete(term);

@@ -43,6 +43,21 @@ describe("KeywordIndex with term expansion", () => {
     expect(seen[0]).toEqual(expect.arrayContaining(["dog", "rex", "nurse", "allergic", "prawns"]));
   });
 
+  it("in the gaps only: a written query word matches only where it is written", () => {
+    const toAnimal: TermExpansion = { gapsOnly: true, document: (w) => new Map(w === "dog" || w === "cat" ? [["animal", 0.3], ["pet", 0.3]] : []) };
+    const index = indexWith(toAnimal, { dog: "has a dog named Rex", cat: "feeds the neighbour's cat", pet: "pet insurance renewed in May" });
+    expect(index.search("which pet insurance?", { limit: 5 }).map((h) => h.id)).toEqual(["pet"]);
+    expect(index.search("does she have animals?", { limit: 5 }).map((h) => h.id).sort()).toEqual(["cat", "dog"]);
+    index.remove("pet");
+    expect(index.search("which pet?", { limit: 5 }).map((h) => h.id).sort()).toEqual(["cat", "dog"]);
+  });
+
+  it("written matches first: documents found only through expansions follow", () => {
+    const toAnimal: TermExpansion = { writtenFirst: true, document: (w) => new Map(w === "dog" ? [["animal", 0.9]] : []) };
+    const index = indexWith(toAnimal, { dog: "dog dog dog", shelter: "volunteers at an animal shelter and walks her neighbour's collie and retriever" });
+    expect(index.search("animal", { limit: 5 }).map((h) => h.id)).toEqual(["shelter", "dog"]);
+  });
+
   it("word vectors match the nearest vocabulary words above the threshold", () => {
     const unit = (...x: number[]) => Float32Array.from(x.map((v) => v / Math.hypot(...x)));
     const vectors = new Map([["animals", unit(1, 0.1)], ["dog", unit(1, 0.3)], ["nurse", unit(0, 1)], ["prawns", unit(0.3, 1)]]);
