@@ -12,11 +12,14 @@
  * docs/retrieval.md logs what was tried.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import os from "node:os";
+import path from "node:path";
 import { CachedEmbeddings } from "../src/embeddings/cached-embeddings.js";
 import { UniversalSentenceEncoderEmbeddings } from "../src/embeddings/universal-sentence-encoder.js";
 import { KEYWORD_EXPANSION, wordNetExpansion, wordVectorExpansion, type TermExpansion, type WordNetExpansionOptions, type WordVectorExpansionOptions } from "../src/embeddings/expansion.js";
 import { WordNet } from "../src/embeddings/expansion-wordnet.js";
+import { stem } from "../src/embeddings/tokenize.js";
 import { FactsStore, type FactsMetrics } from "./lib/facts-eval.js";
 import { DEV_SETS } from "./lib/facts-bench.js";
 import { loadFactsDevSet, type SetPart } from "./lib/facts-sets.js";
@@ -28,11 +31,24 @@ const sets = await Promise.all(DEV_SETS.filter((f) => existsSync(new URL(`./data
 const wordNet = process.env.WORDNET_DICT ? new WordNet(process.env.WORDNET_DICT) : undefined;
 const vectors = process.env.WORD_VECTORS ? new Map(Object.entries(JSON.parse(readFileSync(process.env.WORD_VECTORS, "utf8")) as Record<string, number[]>).map(([w, v]) => [w, Float32Array.from(v)])) : undefined;
 
-type Setting = { name: string; wordNet?: Partial<WordNetExpansionOptions>; vectors?: WordVectorExpansionOptions };
+type Setting = { name: string; wordNet?: Partial<WordNetExpansionOptions>; vectors?: WordVectorExpansionOptions; stemmer?: "porter2" | "lemma" };
+// STEMMERS=<a node_modules folder holding wink-porter2-stemmer and wink-lemmatizer> for the stemmer settings.
+const stemmers = process.env.STEMMERS ? createRequire(path.join(process.env.STEMMERS, "x.js")) : undefined;
+function stemmer(kind: "porter2" | "lemma"): (word: string) => string {
+  if (!stemmers) throw new Error("stemmer settings need STEMMERS");
+  if (kind === "porter2") return stemmers("wink-porter2-stemmer") as (w: string) => string;
+  const lemma = stemmers("wink-lemmatizer") as { noun(w: string): string; verb(w: string): string; adjective(w: string): string };
+  // The noun's base form, else the verb's, else the word, then the light stemmer (so inflections the lemmatizer leaves still meet).
+  return (w) => {
+    const n = lemma.noun(w);
+    return stem(n !== w ? n : lemma.verb(w));
+  };
+}
 const WN: WordNetExpansionOptions = { senses: 1, depth: 2, weight: 0.3, decay: 0.7, synonymWeight: 0.3, querySynonymWeight: 0, pos: ["noun"] };
 
 function expansion(s: Setting): TermExpansion | undefined {
   const parts: TermExpansion[] = [];
+  if (s.stemmer) parts.push({ stem: stemmer(s.stemmer) });
   if (s.wordNet) {
     if (!wordNet) throw new Error(`${s.name} needs WORDNET_DICT`);
     parts.push(wordNetExpansion(wordNet, { ...WN, ...s.wordNet }));
@@ -50,6 +66,8 @@ function expansion(s: Setting): TermExpansion | undefined {
   };
   return {
     gapsOnly: parts.some((p) => p.gapsOnly),
+    writtenFirst: parts.some((p) => p.writtenFirst),
+    stem: parts.find((p) => p.stem)?.stem,
     document: (word) => merge(parts.map((p) => p.document?.(word) ?? new Map())),
     query: (word, vocab) => merge(parts.map((p) => p.query?.(word, vocab) ?? new Map())),
   };
@@ -80,6 +98,8 @@ const settings: Setting[] = [
   { name: "wn d2 tiered", wordNet: { depth: 2, writtenFirst: true } },
   { name: "wn d2 gaps tiered", wordNet: { depth: 2, gapsOnly: true, writtenFirst: true } },
   { name: "wn d2 nosyn tiered", wordNet: { depth: 2, synonymWeight: 0, writtenFirst: true } },
+  { name: "porter2", stemmer: "porter2" },
+  { name: "lemma", stemmer: "lemma" },
   { name: "vec .5 gaps", vectors: { threshold: 0.5, perWord: 5, weight: 0.5, gapsOnly: true } },
 ];
 if (process.env.GRID) settings.push(...(JSON.parse(process.env.GRID) as Setting[]));

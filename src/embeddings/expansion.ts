@@ -25,6 +25,8 @@ export interface TermExpansion {
   gapsOnly?: boolean;
   /** Rank the documents found only through expansions after every document with a written match. */
   writtenFirst?: boolean;
+  /** Replaces the tokenizer's light stemmer (for documents and queries alike). */
+  stem?(word: string): string;
 }
 
 /** Settings of {@link wordNetExpansion}. */

@@ -105,7 +105,14 @@ export class KeywordIndex {
 
   /** Splits text into terms exactly as the index does. */
   terms(text: string): string[] {
-    return tokenize(text, { stemming: this.stemming });
+    if (!this.expansion?.stem) return tokenize(text, { stemming: this.stemming });
+    return tokenize(text, { stemming: false }).map((w) => this.term(w));
+  }
+
+  /** The index term of one written word. */
+  private term(word: string): string {
+    if (!this.stemming) return word;
+    return this.expansion?.stem ? this.expansion.stem(word) : stem(word);
   }
 
   /**
@@ -123,7 +130,7 @@ export class KeywordIndex {
     const words: string[] = [];
     for (const text of texts) {
       for (const word of tokenize(text, { stemming: false })) {
-        const term = this.stemming ? stem(word) : word;
+        const term = this.term(word);
         terms.set(term, (terms.get(term) ?? 0) + 1);
         if (this.expansion) {
           if (!this.written.has(term)) this.written.set(term, word);
@@ -232,11 +239,11 @@ export class KeywordIndex {
   private queryTerms(query: string): Map<string, number> {
     const out = new Map<string, number>();
     const words = tokenize(query, { stemming: false });
-    for (const word of words) out.set(this.stemming ? stem(word) : word, 1);
+    for (const word of words) out.set(this.term(word), 1);
     if (!this.expansion?.query) return out;
     const vocabulary = [...this.written].filter(([term]) => this.writtenDf.has(term)).map(([, word]) => word);
     for (const word of words) {
-      if (this.expansion.gapsOnly && this.writtenDf.has(this.stemming ? stem(word) : word)) continue;
+      if (this.expansion.gapsOnly && this.writtenDf.has(this.term(word))) continue;
       for (const [w, weight] of this.expansion.query(word, vocabulary)) {
         for (const term of this.terms(w)) {
           if (this.postings.has(term) && (out.get(term) ?? 0) < weight) out.set(term, weight);
