@@ -208,9 +208,9 @@ export class KeywordIndex {
       candidates === undefined ? undefined : typeof candidates === "function" ? candidates : (id: string) => candidates.has(id);
     const avgdl = this.totalLength / n || 1;
     const scores = new Map<string, number>();
+    const writtenFirst = this.expansion?.writtenFirst === true;
     const written = new Set<string>();
-    const queryTerms = this.queryTerms(query);
-    for (const [term, weight] of queryTerms) {
+    for (const [term, weight] of this.queryTerms(query)) {
       const list = this.postings.get(term);
       if (!list) continue;
       // With `gapsOnly`, a term some document writes matches only where it is written.
@@ -224,10 +224,10 @@ export class KeywordIndex {
         const norm = this.k1 * (1 - this.b + (this.b * dl) / avgdl);
         const s = (idf * tf * (this.k1 + 1)) / (tf + norm);
         scores.set(id, (scores.get(id) ?? 0) + s);
-        if (weight === 1 && !doc.expanded?.has(term)) written.add(id);
+        if (writtenFirst && weight === 1 && !doc.expanded?.has(term)) written.add(id);
       }
     }
-    if (!this.expansion?.writtenFirst || written.size === scores.size) return topK(scores, limit);
+    if (!writtenFirst || written.size === scores.size) return topK(scores, limit);
     // Documents found only through expansions follow every written match.
     const first = new Map([...scores].filter(([id]) => written.has(id)));
     const rest = new Map([...scores].filter(([id]) => !written.has(id)));
