@@ -1,6 +1,6 @@
 /**
  * The keyword side of the facts path, expanded: `npx tsx bench/tune-factslex.ts`.
- * Scores term expansions (src/embeddings/expansion.ts) on the TUNE people of
+ * Scores term expansions (src/embeddings/expansion.ts; the WordNet and word-vector ones in bench/lib/) on the TUNE people of
  * both facts development sets through a real HNSWStore (bench/lib/facts-eval.ts),
  * each setting in a freshly built store so that document-side expansion is
  * indexed anew. SPLIT=heldout ONLY=name,name checks finalists once.
@@ -19,9 +19,9 @@ import os from "node:os";
 import path from "node:path";
 import { CachedEmbeddings } from "../src/embeddings/cached-embeddings.js";
 import { UniversalSentenceEncoderEmbeddings } from "../src/embeddings/universal-sentence-encoder.js";
-import { KEYWORD_EXPANSION, wordNetExpansion, type TermExpansion, type WordNetExpansionOptions } from "../src/embeddings/expansion.js";
-import { WordNet } from "../src/embeddings/expansion-wordnet.js";
-import { wordVectorExpansion, type WordVectorExpansionOptions } from "../src/embeddings/expansion-vectors.js";
+import { KEYWORD_EXPANSION, type TermExpansion } from "../src/embeddings/expansion.js";
+import { WordNet, wordNetExpansion, type WordNetExpansionOptions } from "./lib/expansion-wordnet.js";
+import { wordVectorExpansion, type WordVectorExpansionOptions } from "./lib/expansion-vectors.js";
 import { stem } from "../src/embeddings/tokenize.js";
 import { FactsStore, type FactsMetrics } from "./lib/facts-eval.js";
 import { DEV_SETS } from "./lib/facts-bench.js";

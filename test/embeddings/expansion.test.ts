@@ -2,9 +2,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KEYWORD_EXPANSION, wordNetExpansion, type TermExpansion } from "../../src/embeddings/expansion.js";
-import { WordNet } from "../../src/embeddings/expansion-wordnet.js";
-import { wordVectorExpansion } from "../../src/embeddings/expansion-vectors.js";
+import { KEYWORD_EXPANSION, type TermExpansion } from "../../src/embeddings/expansion.js";
+import { WordNet, wordNetExpansion } from "../../bench/lib/expansion-wordnet.js";
+import { wordVectorExpansion } from "../../bench/lib/expansion-vectors.js";
 import { KeywordIndex } from "../../src/embeddings/keyword-index.js";
 
 /** A keyword index built while `expansion` is the current one. */

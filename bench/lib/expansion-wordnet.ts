@@ -1,5 +1,6 @@
 import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import path from "node:path";
+import type { TermExpansion } from "../../src/embeddings/expansion.js";
 
 /**
  * A reader of the WordNet database files (the `dict/` folder of the
@@ -124,4 +125,71 @@ export class WordNet {
     for (const fd of this.fds.values()) closeSync(fd);
     this.fds.clear();
   }
+}
+
+/** Settings of {@link wordNetExpansion}. */
+export interface WordNetExpansionOptions {
+  /** Senses of a word used, most frequent first. */
+  senses: number;
+  /** Hypernym levels above a document word's senses. */
+  depth: number;
+  /** Weight of a hypernym at depth d: `weight * decay ** (d - 1)`. */
+  weight: number;
+  decay: number;
+  /** Weight of a document word's synonyms (depth 0); 0 adds none. */
+  synonymWeight: number;
+  /** Weight of a query word's synonyms; 0 adds none. */
+  querySynonymWeight: number;
+  /** Parts of speech looked up. */
+  pos: WordNetPos[];
+  /** See {@link TermExpansion.gapsOnly}. */
+  gapsOnly?: boolean;
+  /** See {@link TermExpansion.writtenFirst}. */
+  writtenFirst?: boolean;
+}
+
+/** The head word of a WordNet lemma: the last of a noun phrase ("domestic animal"), the first of a verb phrase ("take in"). */
+function head(lemma: string, pos: WordNetPos): string {
+  const parts = lemma.split(" ");
+  return (pos === "verb" ? parts[0] : parts[parts.length - 1])!;
+}
+
+/** Expansion by WordNet hypernyms (document side) and synonyms (both sides). */
+export function wordNetExpansion(wordNet: WordNet, options: WordNetExpansionOptions): TermExpansion {
+  const docCache = new Map<string, Map<string, number>>();
+  const queryCache = new Map<string, Map<string, number>>();
+  const related = (word: string, depth: number, weightAt: (d: number) => number) => {
+    const out = new Map<string, number>();
+    for (const pos of options.pos) {
+      for (const [lemma, d] of wordNet.related(word, pos, { senses: options.senses, depth })) {
+        const w = weightAt(d);
+        if (w <= 0) continue;
+        const h = head(lemma, pos);
+        if (h === word) continue;
+        out.set(h, Math.max(out.get(h) ?? 0, w));
+      }
+    }
+    return out;
+  };
+  return {
+    gapsOnly: options.gapsOnly === true,
+    writtenFirst: options.writtenFirst === true,
+    document(word) {
+      let m = docCache.get(word);
+      if (!m) {
+        m = related(word, options.depth, (d) => (d === 0 ? options.synonymWeight : options.weight * options.decay ** (d - 1)));
+        docCache.set(word, m);
+      }
+      return m;
+    },
+    query(word) {
+      if (options.querySynonymWeight <= 0) return new Map();
+      let m = queryCache.get(word);
+      if (!m) {
+        m = related(word, 0, () => options.querySynonymWeight);
+        queryCache.set(word, m);
+      }
+      return m;
+    },
+  };
 }

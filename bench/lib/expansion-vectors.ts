@@ -1,4 +1,4 @@
-import type { TermExpansion } from "./expansion.js";
+import type { TermExpansion } from "../../src/embeddings/expansion.js";
 
 /** Settings of {@link wordVectorExpansion}. */
 export interface WordVectorExpansionOptions {
