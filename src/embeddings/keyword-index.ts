@@ -1,7 +1,8 @@
 import { checkBoolean, checkNumber, checkOptions } from "../option-checks.js";
 import { OPTION_KEYS } from "../option-keys.js";
 import { InvalidArgumentError } from "../errors.js";
-import { tokenize } from "./tokenize.js";
+import { KEYWORD_EXPANSION, type TermExpansion } from "./expansion.js";
+import { stem, tokenize } from "./tokenize.js";
 
 /** One keyword match: a document id and its BM25 score (higher is better). */
 export interface KeywordHit {
@@ -42,9 +43,12 @@ export interface KeywordSearchOptions {
 }
 
 interface Doc {
-  /** term → frequency in this document */
+  /** term → frequency in this document (an expanded term counts its weight) */
   terms: Map<string, number>;
+  /** Written terms only: expansions do not make a document longer. */
   length: number;
+  /** The terms present only by expansion. */
+  expanded?: Set<string>;
 }
 
 /**
@@ -66,6 +70,11 @@ export class KeywordIndex {
   private readonly docs = new Map<string, Doc>();
   private readonly postings = new Map<string, Map<string, number>>();
   private totalLength = 0;
+  private readonly expansion: TermExpansion | undefined;
+  /** term → one written (unstemmed) word it came from, for query-side expansion. */
+  private readonly written = new Map<string, string>();
+  /** term → number of documents that write it (expansions not counted). */
+  private readonly writtenDf = new Map<string, number>();
 
   constructor(options: KeywordIndexOptions = {}) {
     checkOptions(options, "KeywordIndex options", OPTION_KEYS.keywordIndex);
@@ -75,6 +84,7 @@ export class KeywordIndex {
     this.k1 = options.k1 ?? 1.2;
     this.b = options.b ?? 0.5;
     this.stemming = options.stemming ?? true;
+    this.expansion = KEYWORD_EXPANSION.current;
     if (!Number.isFinite(this.k1) || this.k1 < 0) {
       throw new InvalidArgumentError(`KeywordIndex k1 must be a finite number >= 0, got ${String(options.k1)}`);
     }
@@ -95,7 +105,14 @@ export class KeywordIndex {
 
   /** Splits text into terms exactly as the index does. */
   terms(text: string): string[] {
-    return tokenize(text, { stemming: this.stemming });
+    if (!this.expansion?.stem) return tokenize(text, { stemming: this.stemming });
+    return tokenize(text, { stemming: false }).map((w) => this.term(w));
+  }
+
+  /** The index term of one written word. */
+  private term(word: string): string {
+    if (!this.stemming) return word;
+    return this.expansion?.stem ? this.expansion.stem(word) : stem(word);
   }
 
   /**
@@ -110,18 +127,38 @@ export class KeywordIndex {
     this.remove(id);
     const terms = new Map<string, number>();
     let length = 0;
+    const words: string[] = [];
     for (const text of texts) {
-      for (const term of this.terms(text)) {
+      for (const word of tokenize(text, { stemming: false })) {
+        const term = this.term(word);
         terms.set(term, (terms.get(term) ?? 0) + 1);
+        if (this.expansion) {
+          if (!this.written.has(term)) this.written.set(term, word);
+          words.push(word);
+        }
         length++;
       }
     }
-    this.docs.set(id, { terms, length });
+    const doc: Doc = { terms, length };
+    if (this.expansion?.document) {
+      const expanded = new Map<string, number>();
+      for (const word of words) {
+        for (const [w, weight] of this.expansion.document(word)) {
+          for (const term of this.terms(w)) {
+            if (!terms.has(term)) expanded.set(term, Math.max(expanded.get(term) ?? 0, weight));
+          }
+        }
+      }
+      for (const [term, weight] of expanded) terms.set(term, weight);
+      if (expanded.size > 0) doc.expanded = new Set(expanded.keys());
+    }
+    this.docs.set(id, doc);
     this.totalLength += length;
     for (const [term, tf] of terms) {
       let list = this.postings.get(term);
       if (!list) this.postings.set(term, (list = new Map()));
       list.set(id, tf);
+      if (this.expansion && !doc.expanded?.has(term)) this.writtenDf.set(term, (this.writtenDf.get(term) ?? 0) + 1);
     }
   }
 
@@ -133,6 +170,11 @@ export class KeywordIndex {
       const list = this.postings.get(term);
       list?.delete(id);
       if (list && list.size === 0) this.postings.delete(term);
+      if (this.expansion && !doc.expanded?.has(term)) {
+        const df = (this.writtenDf.get(term) ?? 1) - 1;
+        if (df > 0) this.writtenDf.set(term, df);
+        else this.writtenDf.delete(term);
+      }
     }
     this.totalLength -= doc.length;
     this.docs.delete(id);
@@ -166,19 +208,49 @@ export class KeywordIndex {
       candidates === undefined ? undefined : typeof candidates === "function" ? candidates : (id: string) => candidates.has(id);
     const avgdl = this.totalLength / n || 1;
     const scores = new Map<string, number>();
-    for (const term of new Set(this.terms(query))) {
+    const writtenFirst = this.expansion?.writtenFirst === true;
+    const written = new Set<string>();
+    for (const [term, weight] of this.queryTerms(query)) {
       const list = this.postings.get(term);
       if (!list) continue;
-      const idf = this.idf(list.size, n);
+      // With `gapsOnly`, a term some document writes matches only where it is written.
+      const writtenOnly = this.expansion?.gapsOnly === true && (this.writtenDf.get(term) ?? 0) > 0;
+      const idf = weight * this.idf(writtenOnly ? this.writtenDf.get(term)! : list.size, n);
       for (const [id, tf] of list) {
         if (accept && !accept(id)) continue;
-        const dl = this.docs.get(id)!.length;
+        const doc = this.docs.get(id)!;
+        if (writtenOnly && doc.expanded?.has(term)) continue;
+        const dl = doc.length;
         const norm = this.k1 * (1 - this.b + (this.b * dl) / avgdl);
         const s = (idf * tf * (this.k1 + 1)) / (tf + norm);
         scores.set(id, (scores.get(id) ?? 0) + s);
+        if (writtenFirst && weight === 1 && !doc.expanded?.has(term)) written.add(id);
       }
     }
-    return topK(scores, limit);
+    if (!writtenFirst || written.size === scores.size) return topK(scores, limit);
+    // Documents found only through expansions follow every written match.
+    const first = new Map([...scores].filter(([id]) => written.has(id)));
+    const rest = new Map([...scores].filter(([id]) => !written.has(id)));
+    const head = topK(first, limit);
+    return head.length >= limit ? head : head.concat(topK(rest, limit - head.length));
+  }
+
+  /** The query's terms with their weights: 1 for written ones, less for expansions. */
+  private queryTerms(query: string): Map<string, number> {
+    const out = new Map<string, number>();
+    const words = tokenize(query, { stemming: false });
+    for (const word of words) out.set(this.term(word), 1);
+    if (!this.expansion?.query) return out;
+    const vocabulary = [...this.written].filter(([term]) => this.writtenDf.has(term)).map(([, word]) => word);
+    for (const word of words) {
+      if (this.expansion.gapsOnly && this.writtenDf.has(this.term(word))) continue;
+      for (const [w, weight] of this.expansion.query(word, vocabulary)) {
+        for (const term of this.terms(w)) {
+          if (this.postings.has(term) && (out.get(term) ?? 0) < weight) out.set(term, weight);
+        }
+      }
+    }
+    return out;
   }
 }
 
