@@ -26,8 +26,9 @@
  * data set; queries use seed+1), --label=NAME (results file
  * bench/results/postgres-scale-NAME.json; default "lowrank").
  * Run: npm run bench:postgres-scale (DATABASE_URL, or a throwaway cluster).
- * On 2 cores a 300k build takes about half an hour; the whole run about 40
- * minutes. Not part of CI.
+ * On 2 shared cores at load 10 to 24 the 300k build took 65 minutes of puts
+ * and the whole run 77 (2026-12-03); a quiet machine puts about 4x faster.
+ * Not part of CI.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
