@@ -2,11 +2,12 @@ import type { Queryable, Tables } from "./sql.js";
 
 /**
  * `hnsw.ef_search` for a table of `vectors` indexed vectors, when the store
- * has no `hnsw.efSearch` of its caller's: the smallest beam that held
- * recall@10 >= 0.98 at that size in bench:postgres (embedding-like 512-d
- * vectors, m 16, ef_construction 64): ef 100 gave 0.996 at 10k and 20k but
- * 0.974 at 50k and 0.962 at 100k, where ef 200 gave 1.0 and 0.998
- * (docs/postgres.md, "efSearch"). A wider beam costs time in proportion.
+ * has no `hnsw.efSearch` of its caller's. Each beam is used up to half the
+ * smallest size at which it missed recall@10 >= 0.98 in bench:postgres-scale
+ * (low-rank 512-d vectors, m 16, ef_construction 64): ef 100 gave 0.989 at
+ * 25k and 0.9795 at 50k; ef 200 0.996 at 100k and 0.9675 at 300k; ef 300
+ * 0.9895 at 300k (docs/postgres.md, "At scale"). A wider beam costs time in
+ * proportion.
  */
 export function fittedEfSearch(vectors: number): number {
   if (vectors <= 25_000) return 100;
