@@ -1,4 +1,3 @@
-import { RERANK_OFF, type RerankSettings } from "../store/rank/vector-rerank.js";
 /**
  * Ranking defaults every store applies to a search with a `query`, beyond
  * the fusion's own constants (fusion.ts), in one place so that HNSWStore and
@@ -16,20 +15,11 @@ export interface RankingDefaults {
    * against its replacement: see store/superseded.ts.
    */
   superseded: "off" | "demote" | "promote";
-  /** Experimental vector re-scoring of the pool (store/rank/vector-rerank.ts). */
-  rerank: RerankSettings;
-  /** Experimental: places a promoted pair's replaced item moves further down. */
-  supersededGap: number;
-  /** Experimental: fused hits of negative cosine after every other. */
-  negativeLast: boolean;
 }
 
 /** @internal */
 export const RANKING: RankingDefaults = {
   superseded: "promote",
-  rerank: RERANK_OFF,
-  supersededGap: 0,
-  negativeLast: false,
 };
 
 /** The defaults as shipped. @internal */

@@ -53,18 +53,6 @@ export function supersededAfterReplacement<T>(
   };
   if (mode === "promote") {
     for (const r of ranked) place(r);
-    const gap = RANKING.supersededGap;
-    if (gap > 0) {
-      // replaced items that follow a replacement: moved `gap` places further down
-      const moved = new Set<string>();
-      for (const old of replacements.keys()) moved.add(old);
-      const result = out.filter((r) => !moved.has(idOf(r)));
-      out.forEach((r, i) => {
-        if (!moved.has(idOf(r))) return;
-        result.splice(Math.min(result.length, i + gap), 0, r);
-      });
-      return result;
-    }
     return out;
   }
   // demote: a replaced memory waits for its last replacement

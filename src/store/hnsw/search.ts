@@ -6,27 +6,6 @@ import type { NamespaceGroup, StoredItem } from "./item-table.js";
 import type { StoreState } from "./store-state.js";
 import type { VectorHit } from "./vector-index.js";
 import type { RetrievalMode } from "../retrieval-mode.js";
-import { RANKING } from "../../embeddings/ranking-defaults.js";
-import { isOff, meanOf, principalDirections, rerankPool } from "../rank/vector-rerank.js";
-
-let storeStats: { state: StoreState; size: number; mean: Float64Array; dirs: Float64Array[] } | undefined;
-function statsOf(state: StoreState, dims: number) {
-  if (storeStats && storeStats.state === state && storeStats.size === state.items.size) return storeStats;
-  const labels: number[] = [];
-  for (const g of state.items.groupsAll()) for (const item of g.items.values()) for (const v of item.vectors) labels.push(v.label);
-  const vs = state.vectors!.vectors(labels);
-  const mean = meanOf(vs, dims);
-  storeStats = { state, size: state.items.size, mean, dirs: principalDirections(vs, mean, 3) };
-  return storeStats;
-}
-
-function rerankRanked(state: StoreState, q: number[], ranked: Ranked[]): Ranked[] {
-  const s = RANKING.rerank;
-  const pool = ranked.map((r) => ({ vectors: state.vectors!.vectors(r.item.vectors.map((v) => v.label)) }));
-  const needStore = s.centre === "store" || s.centre === "shrunk" || s.dropTop > 0;
-  const { order, scores } = rerankPool(q, pool, s, needStore ? statsOf(state, q.length) : undefined);
-  return order.map((i) => ({ item: ranked[i]!.item, score: s.score === "cosine" ? ranked[i]!.score : scores[i] }));
-}
 
 export interface SearchRequest {
   namespacePrefix: string[];
@@ -177,25 +156,10 @@ export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchCont
     : [];
   if (useVectors) {
     const q = normalise(req.queryVector!);
-    let vectorRanked = exact
+    const vectorRanked = exact
       ? exactScan(state, q, candidates!)
       : annSearch(state, q, pool, groups ? inScope : undefined, inScope, groups ? total / Math.max(1, state.items.size) : 1);
-    if (!isOff(RANKING.rerank)) vectorRanked = rerankRanked(state, q, vectorRanked);
     ranked = keywordHits.length > 0 ? fuse(state, q, req.query, vectorRanked, keywordHits, byId) : vectorRanked;
-    const fb = RANKING.rerank;
-    if (exact && fb.prfBeta > 0 && fb.prfSource === "fused" && ranked.length > 0) {
-      const top = ranked.slice(0, fb.prfTop).filter((r) => r.item.vectors.length > 0);
-      const q2 = q.slice();
-      for (const r of top) {
-        const v = state.vectors!.vector(r.item.vectors[0]!.label);
-        for (let i = 0; i < q2.length; i++) q2[i]! += (fb.prfBeta / top.length) * v[i]!;
-      }
-      const qq = normalise(q2);
-      let again = exactScan(state, qq, candidates!);
-      // report the original query's cosine
-      again = again.map((r) => scoreItem(state, q, r.item));
-      ranked = keywordHits.length > 0 ? fuse(state, q, req.query, again, keywordHits, byId) : again;
-    }
   } else {
     ranked = keywordHits.map((h) => ({ item: byId.get(h.id)!, score: h.score / (1 + h.score) }));
   }
@@ -228,9 +192,7 @@ function fuse(state: StoreState, q: number[], query: string, vectorRanked: Ranke
     vecById.set(r.item.id, r);
     vectorHits.push({ id: r.item.id, score: r.score ?? 0 });
   }
-  let fused = hybridRank({ query, vectorHits, keywordHits }).map((h) => vecById.get(h.id) ?? scoreItem(state, q, byId.get(h.id)!));
-  if (RANKING.negativeLast) fused = [...fused.filter((r) => r.score === undefined || r.score >= 0), ...fused.filter((r) => r.score !== undefined && r.score < 0)];
-  return capDownTheList(fused);
+  return capDownTheList(hybridRank({ query, vectorHits, keywordHits }).map((h) => vecById.get(h.id) ?? scoreItem(state, q, byId.get(h.id)!)));
 }
 
 /** A replaced memory kept behind its replacement (see supersededAfterReplacement); both share a namespace. */
