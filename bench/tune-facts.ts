@@ -64,6 +64,10 @@ type Setting = { name: string; retrieval?: "vector"; ranking: Partial<RankingDef
 //   fused-top Rocchio 0.3/1 A 84.0 / 94.2, B 77.6 / 88.9; negative cosine last A 85.9 / 95.4, B 79.4 / 90.7 (preload 79.4).
 // None adopted: feedback loses on both held-out sets; negative-cosine-last changes no search and only B's preload.
 const settings: Setting[] = [
+  { name: "dup 0.9 push 3", ranking: { dupThreshold: 0.9, dupPush: 3 } },
+  { name: "dup 0.8 push 3", ranking: { dupThreshold: 0.8, dupPush: 3 } },
+  { name: "dup 0.7 push 3", ranking: { dupThreshold: 0.7, dupPush: 3 } },
+  { name: "dup 0.6 push 3", ranking: { dupThreshold: 0.6, dupPush: 3 } },
   { name: "shipped", ranking: {} },
   { name: "before", ranking: { superseded: "off" } },
 
