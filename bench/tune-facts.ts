@@ -43,7 +43,8 @@ type Setting = { name: string; retrieval?: "vector"; ranking: Partial<RankingDef
 // Adopted: promote (helps both held-out sets). The other levers did not help both and their code was not kept.
 // Round 2, the vector side and what follows the fusion (2026-12-03 18:18–18:56 UTC, load 13–24; tune people;
 // R@5 / R@10; shipped A 86.1 / 94.3, B 76.4 / 89.2, preload B 76.1). Code in the commit before "vector side:
-// rejected levers removed" (git log), not kept:
+// rejected levers removed" (git log), not kept
+// (the near-duplicate rule's code: the commit before "near-duplicate rule removed"):
 //   centred cosine, mean of the pool (the person's facts):   A 86.7 / 94.7   B 74.7 / 88.1
 //   centred, store-wide mean:                               A 86.1 / 93.7   B 74.3 / 87.5
 //   centred, pool mean shrunk to the store's (n / (n + 10)): A 86.7 / 95.0   B 75.4 / 87.8
@@ -58,16 +59,14 @@ type Setting = { name: string; retrieval?: "vector"; ranking: Partial<RankingDef
 //     (multi-fact R@5 A 72 / 69 / 67, B 60 / 51 / 49; shipped 76 and 60);  centred + MMR 0.8: A 84.5 / 93.4  B 76.3 / 86.1
 //   a promoted pair's replaced fact 1 / 2 / 4 places further down: A 85.9/94.6, 85.5/94.6, 83.8/94.6   B 75.7/89.2, 75.4/88.5, 74.0/88.9
 //   fused hits of negative cosine after the others:        A 86.1 / 94.3   B 76.4 / 89.2 (preload B 76.4)
+//   a fact nearly the same as one above it (cosine over 0.9 / 0.8 / 0.7 / 0.6) moved 3 places down (19:07 UTC, load 11–17):
+//     A 86.1/94.3, 86.1/94.3, 85.8/94.6, 85.3/94.3   B 76.4/89.2, 76.2/89.2, 75.9/88.7, 75.7/89.2
 //   top-score AUC for abstention: centred 0.50 / 0.51, z-score in the pool 0.51 / 0.54, shipped 0.46 / 0.54
 // Held out ONCE (18:48–19:00 UTC, load 13–24): shipped A 85.9 / 95.4, B 79.4 / 90.7 (preload 78.9);
 //   Rocchio 0.15/1 A 85.4 / 94.2, B 79.1 / 90.6; Rocchio 0.3/1 A 83.8 / 94.2, B 77.6 / 89.6;
 //   fused-top Rocchio 0.3/1 A 84.0 / 94.2, B 77.6 / 88.9; negative cosine last A 85.9 / 95.4, B 79.4 / 90.7 (preload 79.4).
 // None adopted: feedback loses on both held-out sets; negative-cosine-last changes no search and only B's preload.
 const settings: Setting[] = [
-  { name: "dup 0.9 push 3", ranking: { dupThreshold: 0.9, dupPush: 3 } },
-  { name: "dup 0.8 push 3", ranking: { dupThreshold: 0.8, dupPush: 3 } },
-  { name: "dup 0.7 push 3", ranking: { dupThreshold: 0.7, dupPush: 3 } },
-  { name: "dup 0.6 push 3", ranking: { dupThreshold: 0.6, dupPush: 3 } },
   { name: "shipped", ranking: {} },
   { name: "before", ranking: { superseded: "off" } },
 

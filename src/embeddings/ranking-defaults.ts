@@ -15,16 +15,11 @@ export interface RankingDefaults {
    * against its replacement: see store/superseded.ts.
    */
   superseded: "off" | "demote" | "promote";
-  /** Experimental: an item this similar to one above it moves `dupPush` places down. */
-  dupThreshold: number;
-  dupPush: number;
 }
 
 /** @internal */
 export const RANKING: RankingDefaults = {
   superseded: "promote",
-  dupThreshold: 1,
-  dupPush: 3,
 };
 
 /** The defaults as shipped. @internal */

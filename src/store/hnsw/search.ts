@@ -6,7 +6,6 @@ import type { NamespaceGroup, StoredItem } from "./item-table.js";
 import type { StoreState } from "./store-state.js";
 import type { VectorHit } from "./vector-index.js";
 import type { RetrievalMode } from "../retrieval-mode.js";
-import { RANKING } from "../../embeddings/ranking-defaults.js";
 
 export interface SearchRequest {
   namespacePrefix: string[];
@@ -165,7 +164,6 @@ export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchCont
     ranked = keywordHits.map((h) => ({ item: byId.get(h.id)!, score: h.score / (1 + h.score) }));
   }
   ranked = replacementsFirst(ranked);
-  if (useVectors && RANKING.dupThreshold < 1) ranked = nearDuplicatesDown(state, ranked, RANKING.dupThreshold, RANKING.dupPush);
 
   if (ranked.length < need) {
     // Fill with items that have nothing to rank them by, newest first.
@@ -205,24 +203,6 @@ function replacementsFirst(ranked: Ranked[]): Ranked[] {
     return old === undefined ? undefined : r.item.id.slice(0, r.item.id.length - r.item.key.length) + old;
   };
   return capDownTheList(liftReplacementScores(supersededAfterReplacement(ranked, id, replaced), id, replaced));
-}
-
-function nearDuplicatesDown(state: StoreState, ranked: Ranked[], thr: number, push: number): Ranked[] {
-  const vec = (r: Ranked) => (r.item.vectors.length ? state.vectors!.vector(r.item.vectors[0]!.label) : undefined);
-  const out: Ranked[] = [];
-  const pending: { r: Ranked; at: number }[] = [];
-  for (const r of ranked) {
-    while (pending.length && pending[0]!.at <= out.length) out.push(pending.shift()!.r);
-    const v = out.length < 12 ? vec(r) : undefined;
-    const dup = v !== undefined && out.some((o) => {
-      const w = vec(o);
-      return w !== undefined && dot(v, w) > thr;
-    });
-    if (dup) pending.push({ r, at: out.length + push });
-    else out.push(r);
-  }
-  for (const p of pending) out.push(p.r);
-  return capDownTheList(out);
 }
 
 /** Selections spanning at most this many namespaces use per-namespace keyword indexes. */
