@@ -13,7 +13,7 @@ import { UniversalSentenceEncoderEmbeddings } from "../src/embeddings/universal-
 import { SHIPPED_RANKING, withRanking, type RankingDefaults } from "../src/embeddings/ranking-defaults.js";
 import { FactsStore, type FactsMetrics } from "./lib/facts-eval.js";
 import { DEV_SETS } from "./lib/facts-bench.js";
-import { loadFactsDevSet, type SetPart } from "./lib/facts-sets.js";
+import { loadFactsDevSet, peopleOf, type SetPart } from "./lib/facts-sets.js";
 
 const part: SetPart = process.env.SPLIT === "heldout" ? "heldout" : "tune";
 const embeddings = new CachedEmbeddings({ embeddings: new UniversalSentenceEncoderEmbeddings() });
@@ -66,7 +66,13 @@ type Setting = { name: string; retrieval?: "vector"; ranking: Partial<RankingDef
 //   Rocchio 0.15/1 A 85.4 / 94.2, B 79.1 / 90.6; Rocchio 0.3/1 A 83.8 / 94.2, B 77.6 / 89.6;
 //   fused-top Rocchio 0.3/1 A 84.0 / 94.2, B 77.6 / 88.9; negative cosine last A 85.9 / 95.4, B 79.4 / 90.7 (preload 79.4).
 // None adopted: feedback loses on both held-out sets; negative-cosine-last changes no search and only B's preload.
+// Experimental: the mean of the TUNE people's questions (both sets), for a query centred on questions.
+const tuneQuestions = sets.flatMap((set) => peopleOf(set, "tune").flatMap((p) => p.questions.map((q) => q.q)));
+const qvs = await Promise.all(tuneQuestions.map((q) => embeddings.embedQuery(q)));
+const qmean = qvs[0]!.map((_, i) => qvs.reduce((s, v) => s + v[i]! / Math.hypot(...v), 0) / qvs.length);
 const settings: Setting[] = [
+  { name: "two means", ranking: { queryMean: qmean } },
+  { name: "two means 0.5", ranking: { queryMean: qmean, queryMeanWeight: 0.5 } },
   { name: "shipped", ranking: {} },
   { name: "before", ranking: { superseded: "off" } },
 
