@@ -15,16 +15,11 @@ export interface RankingDefaults {
    * against its replacement: see store/superseded.ts.
    */
   superseded: "off" | "demote" | "promote";
-  /** Experimental: the query centred on this mean, the facts on the pool's (weight w). */
-  queryMean?: number[];
-  queryMeanWeight: number;
 }
 
 /** @internal */
 export const RANKING: RankingDefaults = {
   superseded: "promote",
-  queryMean: undefined, // a key of its own, so that withRanking restores it
-  queryMeanWeight: 1,
 };
 
 /** The defaults as shipped. @internal */

@@ -6,7 +6,6 @@ import type { NamespaceGroup, StoredItem } from "./item-table.js";
 import type { StoreState } from "./store-state.js";
 import type { VectorHit } from "./vector-index.js";
 import type { RetrievalMode } from "../retrieval-mode.js";
-import { RANKING } from "../../embeddings/ranking-defaults.js";
 
 export interface SearchRequest {
   namespacePrefix: string[];
@@ -157,10 +156,9 @@ export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchCont
     : [];
   if (useVectors) {
     const q = normalise(req.queryVector!);
-    let vectorRanked = exact
+    const vectorRanked = exact
       ? exactScan(state, q, candidates!)
       : annSearch(state, q, pool, groups ? inScope : undefined, inScope, groups ? total / Math.max(1, state.items.size) : 1);
-    if (exact && RANKING.queryMean) vectorRanked = twoMeans(state, q, vectorRanked, RANKING.queryMean, RANKING.queryMeanWeight);
     ranked = keywordHits.length > 0 ? fuse(state, q, req.query, vectorRanked, keywordHits, byId) : vectorRanked;
   } else {
     ranked = keywordHits.map((h) => ({ item: byId.get(h.id)!, score: h.score / (1 + h.score) }));
@@ -205,19 +203,6 @@ function replacementsFirst(ranked: Ranked[]): Ranked[] {
     return old === undefined ? undefined : r.item.id.slice(0, r.item.id.length - r.item.key.length) + old;
   };
   return capDownTheList(liftReplacementScores(supersededAfterReplacement(ranked, id, replaced), id, replaced));
-}
-
-function twoMeans(state: StoreState, q: number[], ranked: Ranked[], qmean: number[], w: number): Ranked[] {
-  const vs = ranked.map((r) => state.vectors!.vector(r.item.vectors[0]!.label));
-  const dims = q.length;
-  const m = new Array<number>(dims).fill(0);
-  for (const v of vs) for (let i = 0; i < dims; i++) m[i]! += v[i]! / vs.length;
-  const qq = normalise(q.map((x, i) => x - w * qmean[i]!));
-  const sc = vs.map((v) => dot(qq, normalise(Array.from(v, (x, i) => x - w * m[i]!))));
-  return ranked
-    .map((r, i) => ({ r, s: sc[i]! }))
-    .sort((a, b) => b.s - a.s)
-    .map((x) => x.r);
 }
 
 /** Selections spanning at most this many namespaces use per-namespace keyword indexes. */
