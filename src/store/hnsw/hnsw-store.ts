@@ -325,6 +325,7 @@ export class HNSWStore extends MemoryStoreBase {
       ttl: this.options.ttl,
       now,
       logger: this.logger,
+      queryAdapter: this.indexConfig?.queryAdapter,
       encodeLog: this.options.path !== undefined,
     });
     if (prepared.logOps.length) await this.compactor.writeLog(now, prepared.logOps, this.options.durability !== "process");
