@@ -47,7 +47,7 @@ export const OPTION_KEYS = {
   hnswStore: optionKeys<HNSWStoreOptions>({ embedderIdentity: true, index: true, path: true, ttl: true, hnsw: true, encryption: true, retrieval: true, durability: true, compactAfterBytes: true, compactLogRatio: true, embeddingCache: true, withoutEmbedder: true, clock: true, logger: true }),
   hnsw: optionKeys<HnswOptions>({ efConstruction: true, M: true, efSearch: true, initialCapacity: true, exactScanThreshold: true }),
   ttl: optionKeys<TTLConfig>({ refreshOnRead: true, defaultTtl: true, sweepIntervalMinutes: true }),
-  index: optionKeys<StoreIndexConfig>({ embeddings: true, embed: true, dims: true, hnsw: true, fields: true }),
+  index: optionKeys<StoreIndexConfig>({ embeddings: true, embed: true, dims: true, hnsw: true, fields: true, queryAdapter: true }),
   postgresStore: optionKeys<PostgresMemoryStoreOptions>({ sessionSettings: true, embedderIdentity: true, index: true, ttl: true, hnsw: true, retrieval: true, clock: true, logger: true, pool: true, schema: true, maxRetries: true, connectionString: true, poolConfig: true, tablePrefix: true, preparedStatements: true, statementTimeoutMs: true, connectionRetryMs: true }),
   postgresHnsw: optionKeys<PostgresHnswOptions>({ m: true, efConstruction: true, efSearch: true, exactScanThreshold: true, deferredIndexing: true, indexWorkers: true, maxPendingVectors: true }),
   remoteStore: optionKeys<RemoteStoreOptions>({ url: true, apiKey: true, headers: true, timeoutMs: true, fetch: true }),

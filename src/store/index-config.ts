@@ -55,6 +55,15 @@ export interface StoreIndexConfig {
    * @default undefined
    */
   hnsw?: IndexHnswConfig;
+  /**
+   * Whether search queries go through the query adapter shipped for the
+   * bundled USE-lite embedder (a small linear map, trained on questions and
+   * the facts that answer them, applied to the query vector only: stored
+   * vectors are unchanged, so switching needs no reindex). Other embedders
+   * never use it. `false` ranks by USE-lite's own query vectors.
+   * @default true
+   */
+  queryAdapter?: boolean;
 }
 
 /** An index config checked once: its embedder ready, or a string to resolve on open. */
@@ -67,6 +76,8 @@ export interface CheckedIndexConfig {
   pending?: string;
   /** `hnsw` in the store's own names (`M`, `efConstruction`, `efSearch`). */
   hnsw: { M?: number; efConstruction?: number; efSearch?: number };
+  /** `index.queryAdapter` (true unless it was false). */
+  queryAdapter: boolean;
 }
 
 function positiveInt(value: unknown, name: string): number | undefined {
@@ -94,7 +105,10 @@ export function checkIndexConfig(index: StoreIndexConfig, where = "index"): Chec
     efConstruction: positiveInt(h.efConstruction, `${where}.hnsw.efConstruction`),
     efSearch: positiveInt(h.ef, `${where}.hnsw.ef`),
   };
-  const base = { dims, fields: index.fields, hnsw };
+  if (index.queryAdapter !== undefined && typeof index.queryAdapter !== "boolean") {
+    throw new InvalidArgumentError(`${where}.queryAdapter must be a boolean, got ${JSON.stringify(index.queryAdapter)}`);
+  }
+  const base = { dims, fields: index.fields, hnsw, queryAdapter: index.queryAdapter !== false };
   return typeof embedder === "string" ? { ...base, pending: embedder } : { ...base, embeddings: toEmbeddings(embedder) };
 }
 

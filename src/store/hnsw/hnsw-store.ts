@@ -328,6 +328,7 @@ export class HNSWStore extends MemoryStoreBase {
       ttl: this.options.ttl,
       now,
       logger: this.logger,
+      queryAdapter: this.indexConfig?.queryAdapter,
       encodeLog: this.options.path !== undefined,
     });
     const applyCtx: ApplyContext = {

@@ -12,6 +12,7 @@ import { effectiveTtl, validateTtlMinutes, type TTLConfig } from "../ttl.js";
 import { validateValue } from "../validate-value.js";
 import { validateKey } from "../text-rules.js";
 import { encodeVector } from "../../embeddings/vector-codec.js";
+import { adaptQueryVector } from "../../embeddings/query-adapter.js";
 import { encodeLogOps, type LogOp } from "./write-ahead-log.js";
 import { TimeSlicer } from "../../time-slice.js";
 import { APPLY_SLICE_MS } from "./settings.js";
@@ -34,6 +35,8 @@ export interface PrepareContext {
   ttl?: TTLConfig;
   now: number;
   logger: Pick<Console, "warn">;
+  /** Whether search queries go through the embedder's query adapter (`index.queryAdapter`); default true. */
+  queryAdapter?: boolean;
   /** Serialise the log ops for the write-ahead log's append ({@link encodeLogOps}): a store that writes a log. */
   encodeLog?: boolean;
 }
@@ -164,7 +167,7 @@ export async function prepareBatch(operations: Operation[], ctx: PrepareContext)
         try {
           const v = await ctx.embeddings.embedQuery(q);
           checkVector(v, ctx.dims, `query ${JSON.stringify(q.slice(0, 60))}`);
-          byQuery.set(q, Array.from(v));
+          byQuery.set(q, ctx.queryAdapter === false ? Array.from(v) : adaptQueryVector(ctx.embeddings, Array.from(v)));
         } catch (err) {
           ctx.logger.warn(`langgraph-hnsw-memory: embedding the search query failed (${(err as Error)?.message ?? err}); ranking by keywords instead`);
           byQuery.set(q, undefined);

@@ -33,6 +33,7 @@ export function checkPostgresOptions(options: PostgresMemoryStoreOptions): void 
     if (!options.index.embeddings) throw new InvalidArgumentError("index.embeddings is required when index is set");
     const f = options.index.fields;
     if (f !== undefined && (!Array.isArray(f) || f.some((x) => typeof x !== "string"))) throw new InvalidOptionError("index.fields", f, "an array of strings");
+    checkBoolean(options.index.queryAdapter, "index.queryAdapter");
   }
   checkOneOf(options.retrieval, "retrieval", RETRIEVAL_MODES);
   checkObject(options.hnsw, "hnsw");

@@ -1,7 +1,6 @@
 import type { Embeddings } from "@langchain/core/embeddings";
 import {
   type GetOperation,
-  type IndexConfig,
   type Item,
   type ListNamespacesOperation,
   type Operation,
@@ -67,7 +66,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
   private readonly tables: Tables;
   private readonly clock: () => number;
   private readonly logger: Pick<Console, "warn">;
-  private readonly indexConfig?: IndexConfig;
+  private readonly indexConfig?: PostgresMemoryStoreOptions["index"];
   private readonly fields: string[] | null;
   private pool?: Pool;
   private storePool?: StorePool;
@@ -249,6 +248,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
       ttl: this.options.ttl,
       now,
       logger: this.logger,
+      queryAdapter: this.indexConfig?.queryAdapter,
     });
     const writes = operations.some((op) => "value" in op);
     if (this.tableSize && operations.some((op) => "namespacePrefix" in op)) {

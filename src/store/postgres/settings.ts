@@ -1,4 +1,5 @@
 import type { IndexConfig } from "@langchain/langgraph-checkpoint";
+import type { StoreIndexConfig } from "../index-config.js";
 import type { RetrievalMode } from "../retrieval-mode.js";
 import type { TTLConfig } from "../ttl.js";
 
@@ -100,9 +101,10 @@ export interface PostgresStoreSettings {
    * Semantic search, as InMemoryStore's `IndexConfig` (`{ dims, embeddings, fields }`;
    * `fields` defaults to `["$"]`). Needs the pgvector extension. Without it,
    * searches with a `query` are ranked by keywords and pgvector is not needed.
+   * `queryAdapter` as in HNSWStore's `index`.
    * @default undefined
    */
-  index?: IndexConfig;
+  index?: IndexConfig & Pick<StoreIndexConfig, "queryAdapter">;
   /**
    * How searches with a `query` rank items, as in HNSWStore.
    * @default "hybrid" with an index, "keyword" without
