@@ -105,7 +105,8 @@ export const ROUND5_DEFAULTS = { vectorWeight: 0, pool: 80 } as const;
 export const ROUND6_DEFAULTS = { collapseRepeats: false, bridgeWeight: 0 } as const;
 
 export async function episodeStore(convs: LargeConversation[], embeddings: Embeddings, retrieval: RetrievalMode = "hybrid"): Promise<HNSWStore> {
-  const store = new HNSWStore({ index: { dims: 512, embeddings, fields: ["text"] }, retrieval });
+  // QUERY_ADAPTER=off scores the same store without USE-lite's query adapter (index.queryAdapter), for comparison.
+  const store = new HNSWStore({ index: { dims: 512, embeddings, fields: ["text"], ...(process.env.QUERY_ADAPTER === "off" ? { queryAdapter: false } : {}) }, retrieval });
   await recordConversations(store, convs);
   return store;
 }

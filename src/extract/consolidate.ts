@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { underlyingStore } from "../scope/resolve-store.js";
+import type { MemorySearchOptions } from "../store/memory-store-base.js";
 import { CONSOLIDATION_PROMPT } from "./prompts.js";
 import { asList, parseJsonFromReply } from "./parse.js";
 import { factKey } from "./messages.js";
@@ -57,7 +59,9 @@ export async function findNeighbours(
   const byKey = new Map<string, Neighbour>();
   const ns = JSON.stringify(namespace);
   for (let i = 0; i < facts.length; i++) {
-    const hits = await store.search([...namespace], { query: facts[i], limit });
+    // The fact itself is the query: plain cosines (no question adapter), so the duplicate rule's threshold means what it says.
+    const search: MemorySearchOptions = { query: facts[i], limit, queryAdapter: false };
+    const hits = await underlyingStore(store).search([...namespace], search);
     for (const hit of hits) {
       if (JSON.stringify(hit.namespace) !== ns || excludeKeys.has(hit.key)) continue;
       const text = (hit.value as { text?: unknown }).text;

@@ -12,9 +12,10 @@ import { resolveNamespace, threadIdOf, type NamespaceTemplate } from "../scope/n
 import { templateFromLayout } from "../scope/layout-templates.js";
 import type { MemoryLayout } from "../scope/memory-layout.js";
 import { waitForPendingWrites } from "../scope/pending-writes.js";
-import { resolveStore } from "../scope/resolve-store.js";
+import { resolveStore, underlyingStore } from "../scope/resolve-store.js";
 import { runAsActor } from "../privacy/actor.js";
 import { hasNearestInNamespace } from "../store/nearest.js";
+import type { MemorySearchOptions } from "../store/memory-store-base.js";
 
 /** The names of the tools {@link createMemoryTools} returns. */
 export const MEMORY_TOOL_NAMES = ["search_memory", "list_memories", "remember", "forget"] as const;
@@ -115,7 +116,8 @@ async function findTwin(store: BaseStore, namespace: string[], text: string, thr
     const nearest = await store.nearestInNamespace(namespace, text);
     if (nearest !== undefined) return nearest && nearest.score >= threshold ? nearest : undefined;
   }
-  const hits = await store.search(namespace, { query: text, limit: 3 });
+  const search: MemorySearchOptions = { query: text, limit: 3, queryAdapter: false }; // the text itself: plain cosines
+  const hits = await underlyingStore(store).search(namespace, search);
   return hits.find((h) => sameNamespace(h.namespace, namespace) && typeof h.score === "number" && h.score >= threshold);
 }
 

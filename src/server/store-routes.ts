@@ -43,6 +43,7 @@ const searchBody = {
     query: { type: ["string", "null"] },
     refresh_ttl: { type: ["boolean", "null"] },
     retrieval: { type: ["string", "null"] }, // checked by the store (a named InvalidArgumentError)
+    query_adapter: { type: ["boolean", "null"] },
   },
 } as const;
 
@@ -121,12 +122,12 @@ export function registerStoreRoutes(app: FastifyInstance, store: BaseStore, limi
     return reply.code(204).send();
   });
 
-  app.post<{ Body: { namespace_prefix?: string[]; filter?: Record<string, unknown> | null; limit?: number; offset?: number; query?: string | null; refresh_ttl?: boolean | null; retrieval?: RetrievalMode | null } }>(
+  app.post<{ Body: { namespace_prefix?: string[]; filter?: Record<string, unknown> | null; limit?: number; offset?: number; query?: string | null; refresh_ttl?: boolean | null; retrieval?: RetrievalMode | null; query_adapter?: boolean | null } }>(
     "/store/items/search",
     { config: user, schema: { body: searchBody } },
     async (request) => {
       const b = request.body ?? {};
-      const [items] = await run(request, [operationFromWire({ op: "search", namespace_prefix: b.namespace_prefix ?? [], filter: b.filter, limit: b.limit, offset: b.offset, query: b.query, refresh_ttl: b.refresh_ttl, retrieval: b.retrieval })]);
+      const [items] = await run(request, [operationFromWire({ op: "search", namespace_prefix: b.namespace_prefix ?? [], filter: b.filter, limit: b.limit, offset: b.offset, query: b.query, refresh_ttl: b.refresh_ttl, retrieval: b.retrieval, query_adapter: b.query_adapter })]);
       return { items: items as WireItem[] };
     },
   );

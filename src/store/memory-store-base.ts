@@ -32,6 +32,13 @@ export interface MemorySearchOptions {
    * @default the store's `retrieval`
    */
   retrieval?: RetrievalMode;
+  /**
+   * Whether this search's query goes through the embedder's query adapter
+   * (see {@link MemorySearchOperation}); `false` keeps scores plain cosines
+   * for a query that is itself a memory (a duplicate check).
+   * @default the store's `index.queryAdapter`
+   */
+  queryAdapter?: boolean;
 }
 
 /** Options of {@link MemoryStoreBase.get}. */
@@ -86,10 +93,12 @@ export abstract class MemoryStoreBase extends BaseStore {
   override async search(namespacePrefix: string[], options: MemorySearchOptions = {}): Promise<SearchItem[]> {
     validateNamespace(namespacePrefix, { what: "namespace prefix" });
     checkRefreshTtl(options.refreshTtl);
-    const { filter, limit = 10, offset = 0, query, refreshTtl, retrieval } = options;
+    const { filter, limit = 10, offset = 0, query, refreshTtl, retrieval, queryAdapter } = options;
+    if (queryAdapter !== undefined && typeof queryAdapter !== "boolean") throw new InvalidArgumentError(`queryAdapter must be a boolean, got ${JSON.stringify(queryAdapter)}`);
     const op: MemorySearchOperation = { namespacePrefix, filter, limit, offset, query };
     if (refreshTtl !== undefined) op.refreshTtl = refreshTtl;
     if (retrieval !== undefined) op.retrieval = retrieval;
+    if (queryAdapter !== undefined) op.queryAdapter = queryAdapter;
     return (await this.batch([op]))[0];
   }
 

@@ -52,4 +52,12 @@ export interface MemorySearchOperation extends SearchOperation {
    * @default the store's `retrieval`
    */
   retrieval?: RetrievalMode;
+  /**
+   * Whether this search's query vector goes through the embedder's query
+   * adapter (`index.queryAdapter`, trained on questions about a person).
+   * `false` for a query that is itself a memory, such as a duplicate check
+   * ("is this fact stored already?"), whose scores must stay plain cosines.
+   * @default the store's `index.queryAdapter`
+   */
+  queryAdapter?: boolean;
 }

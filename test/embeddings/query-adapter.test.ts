@@ -5,6 +5,9 @@ import { CachedEmbeddings } from "../../src/embeddings/cached-embeddings.js";
 import { QUERY_ADAPTER_MODEL, adaptQueryVector, bundledQueryAdapter, queryAdapterFor } from "../../src/embeddings/query-adapter.js";
 import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
 import { InvalidArgumentError } from "../../src/errors.js";
+import { findNeighbours } from "../../src/extract/consolidate.js";
+import { operationFromWire, operationToWire } from "../../src/store/remote/wire.js";
+import type { MemorySearchOperation } from "../../src/store/operations.js";
 
 const use = new UniversalSentenceEncoderEmbeddings();
 
@@ -92,5 +95,33 @@ describe("query adapter for USE-lite", () => {
 
   it("refuses a queryAdapter that is not a boolean", () => {
     expect(() => new HNSWStore({ index: { dims: 512, embeddings: use, queryAdapter: "yes" as unknown as boolean } })).toThrow(InvalidArgumentError);
+  });
+
+  it("a search of a memory's own text with queryAdapter: false scores a plain cosine, so duplicate checks keep their threshold", async () => {
+    const store = new HNSWStore({ index: { dims: 512, embeddings: use, fields: ["text"] }, retrieval: "vector" });
+    try {
+      for (const [i, text] of FACTS.entries()) await store.put(["memories", "u"], `f${i}`, { text });
+      const ns = ["memories", "u"];
+      // One batch, the same query adapted and not: two vectors, two walks, two sets of scores.
+      const [adapted, plain] = await store.batch<[MemorySearchOperation, MemorySearchOperation]>([
+        { namespacePrefix: ns, query: FACTS[3]!, limit: 1, offset: 0 },
+        { namespacePrefix: ns, query: FACTS[3]!, limit: 1, offset: 0, queryAdapter: false },
+      ]);
+      expect(plain[0]).toMatchObject({ key: "f3" });
+      expect(plain[0]!.score).toBeGreaterThan(0.999);
+      expect(adapted[0]!.score).toBeLessThan(0.999);
+      // The extractor's duplicate rule reads these scores: an exact repeat of a stored fact scores 1.
+      const neighbours = await findNeighbours(store, ns, [FACTS[3]!], 3, new Set());
+      expect(neighbours.find((n) => n.key === "f3")?.score).toBeGreaterThan(0.999);
+      await expect(store.search(ns, { query: "x", queryAdapter: "no" as never })).rejects.toThrow(InvalidArgumentError);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("queryAdapter travels over the wire (RemoteStore to the memory server)", () => {
+    const op: MemorySearchOperation = { namespacePrefix: ["m"], query: "q", limit: 3, offset: 0, queryAdapter: false };
+    expect(operationFromWire(operationToWire(op))).toMatchObject({ queryAdapter: false });
+    expect("queryAdapter" in (operationFromWire(operationToWire({ namespacePrefix: ["m"], query: "q", limit: 3, offset: 0 })) as object)).toBe(false);
   });
 });

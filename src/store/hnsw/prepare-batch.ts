@@ -159,6 +159,9 @@ export async function prepareBatch(operations: Operation[], ctx: PrepareContext)
   const queryVectors = new Map<number, number[]>();
   if (ctx.embeddings && ctx.dims) {
     const byQuery = new Map<string, number[] | undefined>();
+    // The adapted vector of each query, made once however many searches use it (one array per query and
+    // adapter setting, so searches that share a walk share the same vector).
+    const adapted = new Map<string, number[]>();
     for (let i = 0; i < operations.length; i++) {
       const q = (operations[i] as SearchOperation).query;
       if (kinds[i] !== "search" || typeof q !== "string") continue;
@@ -167,14 +170,20 @@ export async function prepareBatch(operations: Operation[], ctx: PrepareContext)
         try {
           const v = await ctx.embeddings.embedQuery(q);
           checkVector(v, ctx.dims, `query ${JSON.stringify(q.slice(0, 60))}`);
-          byQuery.set(q, ctx.queryAdapter === false ? Array.from(v) : adaptQueryVector(ctx.embeddings, Array.from(v)));
+          byQuery.set(q, Array.from(v));
         } catch (err) {
           ctx.logger.warn(`langgraph-hnsw-memory: embedding the search query failed (${(err as Error)?.message ?? err}); ranking by keywords instead`);
           byQuery.set(q, undefined);
         }
       }
       const v = byQuery.get(q);
-      if (v) queryVectors.set(i, v);
+      if (!v) continue;
+      const adapt = ((operations[i] as MemorySearchOperation).queryAdapter ?? ctx.queryAdapter) !== false;
+      if (!adapt) queryVectors.set(i, v);
+      else {
+        if (!adapted.has(q)) adapted.set(q, adaptQueryVector(ctx.embeddings, v));
+        queryVectors.set(i, adapted.get(q)!);
+      }
     }
   }
 

@@ -146,7 +146,16 @@ export function keywordSide(state: StoreState, req: SearchRequest, ctx: SearchCo
 }
 
 /** The key of an HNSW walk in {@link SearchContext.walks}: what decides its result within one batch. */
-const walkKey = (req: SearchRequest, pool: number) => JSON.stringify([req.query, req.namespacePrefix, req.filter ?? null, pool]);
+/** One id per query vector array (a batch makes one per query and adapter setting). */
+const vectorIds = new WeakMap<number[], number>();
+let lastVectorId = 0;
+const vectorId = (v: number[] | undefined) => {
+  if (v === undefined) return 0;
+  let id = vectorIds.get(v);
+  if (id === undefined) vectorIds.set(v, (id = ++lastVectorId));
+  return id;
+};
+const walkKey = (req: SearchRequest, pool: number) => JSON.stringify([vectorId(req.queryVector), req.namespacePrefix, req.filter ?? null, pool]);
 
 /** {@link annSearch}, or the same walk made earlier in the batch (a copy of its list). */
 function sharedWalk(ctx: SearchContext, req: SearchRequest, pool: number, walk: () => Ranked[]): Ranked[] {

@@ -31,7 +31,7 @@ export interface WireItem {
 export type WireOperation =
   | { op: "get"; namespace: string[]; key: string; refresh_ttl?: boolean | null }
   | { op: "put"; namespace: string[]; key: string; value: Record<string, unknown> | null; index?: false | string[] | null; ttl?: number | null; if_value?: PutCondition | null }
-  | { op: "search"; namespace_prefix: string[]; filter?: Record<string, unknown> | null; limit?: number; offset?: number; query?: string | null; refresh_ttl?: boolean | null; retrieval?: RetrievalMode | null }
+  | { op: "search"; namespace_prefix: string[]; filter?: Record<string, unknown> | null; limit?: number; offset?: number; query?: string | null; refresh_ttl?: boolean | null; retrieval?: RetrievalMode | null; query_adapter?: boolean | null }
   | { op: "list_namespaces"; match_conditions?: { match_type: "prefix" | "suffix"; path: string[] }[]; max_depth?: number; limit?: number; offset?: number };
 
 /** One result per operation: an item or null (get), null (put), items (search), namespaces (list). */
@@ -87,6 +87,7 @@ export function operationToWire(op: Operation): WireOperation {
       const wire: WireOperation = { op: "search", namespace_prefix: s.namespacePrefix, filter: s.filter, limit: s.limit, offset: s.offset, query: s.query };
       if (s.refreshTtl !== undefined) wire.refresh_ttl = s.refreshTtl;
       if (s.retrieval !== undefined) wire.retrieval = s.retrieval;
+      if (s.queryAdapter !== undefined) wire.query_adapter = s.queryAdapter;
       return wire;
     }
     case "put": {
@@ -126,6 +127,7 @@ export function operationFromWire(wire: WireOperation): Operation {
       };
       if (typeof wire.refresh_ttl === "boolean") search.refreshTtl = wire.refresh_ttl;
       if (typeof wire.retrieval === "string") search.retrieval = wire.retrieval;
+      if (typeof wire.query_adapter === "boolean") search.queryAdapter = wire.query_adapter;
       return search;
     }
     case "put": {

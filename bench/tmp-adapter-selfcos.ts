@@ -1,0 +1,13 @@
+import { readFileSync } from "node:fs";
+import { UniversalSentenceEncoderEmbeddings } from "../src/embeddings/universal-sentence-encoder.js";
+import { bundledQueryAdapter } from "../src/embeddings/query-adapter.js";
+import { DiskCachedEmbeddings } from "./lib/disk-cache.js";
+const cache = await new DiskCachedEmbeddings(new UniversalSentenceEncoderEmbeddings(), new URL("./results/use-lite-vectors.json", import.meta.url)).load();
+const set = JSON.parse(readFileSync("bench/data/facts-dev-b.json", "utf8"));
+const texts: string[] = set.people.flatMap((p: any) => p.facts.map((f: any) => f.text));
+const vs = await cache.embedDocuments(texts);
+const a = bundledQueryAdapter();
+const cos = vs.map((v) => { const w = a.apply(v); let s = 0; for (let i = 0; i < v.length; i++) s += v[i] * w[i]; return s; }).sort((x, y) => x - y);
+const q = (p: number) => cos[Math.floor(p * (cos.length - 1))].toFixed(3);
+console.log(`n=${cos.length} self-cos min ${q(0)} p5 ${q(0.05)} p50 ${q(0.5)} p95 ${q(0.95)} max ${q(1)}; below 0.95: ${cos.filter((c) => c < 0.95).length}`);
+process.exit(0);
