@@ -34,6 +34,7 @@ import { DEV_SETS } from "./lib/facts-bench.js";
 import { loadFactsDevSet, peopleOf, type DevPerson, type FactsDevSet, type SetPart } from "./lib/facts-sets.js";
 import { QueryAdapter } from "../src/embeddings/query-adapter.js";
 import { AdaptedQueryEmbeddings } from "./lib/query-adapter.js";
+import { rng } from "./lib/vectors.js";
 
 const num = (name: string, d: number) => (process.env[name] === undefined ? d : Number(process.env[name]));
 export interface TrainSettings {
@@ -93,22 +94,12 @@ function normalise(x: Float64Array): Float64Array {
   return x;
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Full-batch Adam on the mean softmax loss over each example's facts, plus lambda/2·(|U|²+|V|²). */
 export function train(data: Example[], s: TrainSettings): QueryAdapter {
   const d = DIMS;
   const r = s.rank;
-  const rand = mulberry32(s.seed);
+  const rand = rng(s.seed);
   const u = new Float64Array(d * r);
   const v = new Float64Array(d * r);
   for (let i = 0; i < v.length; i++) v[i] = (rand() * 2 - 1) * Math.sqrt(3 / d);
