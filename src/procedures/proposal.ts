@@ -1,7 +1,7 @@
 import { InvalidArgumentError, ProcedureChangeRejectedError } from "../errors.js";
 import { CostMeter, type OptimizerCost } from "./cost.js";
 import { lineDiff, type LineDiff } from "./diff.js";
-import { checkChange, unsafeInstructionReason } from "./limits.js";
+import { checkChange, unsafeAdditionReason } from "./limits.js";
 import type { ResolvedOptimizerOptions } from "./optimizer-options.js";
 import type { ParsedProposal } from "./parse.js";
 import type { PromptGuidance, Trajectory } from "./render.js";
@@ -102,8 +102,7 @@ export async function proposeChange(o: ResolvedOptimizerOptions, input: ProposeI
       return { ...unchanged(rationale, { reason: err.reason, message: err.message }), diff: full, proposed: instructions, ...revised() };
     }
     if (o.rejectUnsafe) {
-      const added = diff.lines.filter((l) => l.op === "+").map((l) => l.text).join("\n");
-      const unsafe = unsafeInstructionReason(added);
+      const unsafe = unsafeAdditionReason(diff);
       if (unsafe) return { ...unchanged(rationale, { reason: "unsafe", message: `proposal refused: ${unsafe}` }), diff, ...revised() };
     }
     return { ...base, instructions, rationale, changed: true, diff, ...revised() };

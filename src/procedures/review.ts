@@ -6,7 +6,7 @@ import { PROCEDURE_FEEDBACK_ROOT, procedureNamespace } from "../scope/procedure-
 import { underlyingStore } from "../scope/resolve-store.js";
 import { lineDiff, type LineDiff } from "./diff.js";
 import { feedbackStatus, listFeedback, markFeedback, type FeedbackRecord, type ReviewedProposal } from "./feedback.js";
-import { unsafeInstructionReason, type ProcedureLimits } from "./limits.js";
+import { unsafeAdditionReason, type ProcedureLimits } from "./limits.js";
 import { getProcedure, setProcedure, type ProcedureChange } from "./store.js";
 import type { ProcedureScope } from "./types.js";
 
@@ -77,7 +77,7 @@ async function describe(store: BaseStore, records: FeedbackRecord[]): Promise<Pe
   const existing = await getProcedure(store, scope);
   const currentVersion = existing?.version ?? 0;
   const diff = lineDiff(existing?.instructions ?? "", proposal.proposed);
-  const unsafe = unsafeInstructionReason(diff.lines.filter((l) => l.op === "+").map((l) => l.text).join("\n"));
+  const unsafe = unsafeAdditionReason(diff);
   return {
     feedbackIds: records.map((r) => r.id),
     scope,
