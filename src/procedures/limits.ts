@@ -85,16 +85,16 @@ export function unsafeInstructionReason(text: string): string | undefined {
   return undefined;
 }
 
-/**
- * Checks one change against the limits and returns its diff; throws
- * {@link ProcedureChangeRejectedError} (and nothing is written) when the new
- * text is empty or too long, or the change too large.
- */
 /** Why the lines a change adds look unsafe as instructions, or undefined (the text it keeps is not judged again). */
 export function unsafeAdditionReason(diff: LineDiff): string | undefined {
   return unsafeInstructionReason(diff.lines.filter((l) => l.op === "+").map((l) => l.text).join("\n"));
 }
 
+/**
+ * Checks one change against the limits and returns its diff; throws
+ * {@link ProcedureChangeRejectedError} (and nothing is written) when the new
+ * text is empty or too long, or the change too large.
+ */
 export function checkChange(before: string, after: string, limits: Required<ProcedureLimits>): LineDiff {
   if (typeof after !== "string" || after.trim() === "") throw new ProcedureChangeRejectedError("the new instructions are empty", "empty");
   if (after.length > limits.maxChars) {
