@@ -17,6 +17,7 @@ import type { SearchItem } from "@langchain/langgraph-checkpoint";
 import { KeywordIndex } from "../../src/embeddings/keyword-index.js";
 import { InvalidArgumentError } from "../../src/errors.js";
 import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
+import { yieldToLoop } from "../../src/time-slice.js";
 import { VectorIndex } from "../../src/store/hnsw/vector-index.js";
 import type { MemorySearchOperation } from "../../src/store/operations.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
@@ -106,8 +107,9 @@ describe("a read-only batch while its query is embedded", () => {
     const rankedAhead = (await ahead) as SearchItem[][];
 
     const keyword = vi.spyOn(KeywordIndex.prototype, "search");
-    // A fresh macrotask, then one queued behind it: a batch that waited for a turn of the loop would let it run first.
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    // A fresh slice of the loop (so the batch's own time slicer is not due), then a macrotask queued
+    // behind it: a batch that waited for a turn of the loop would let it run first.
+    await yieldToLoop();
     let turned = false;
     setImmediate(() => (turned = true));
     const atOnce = (await store.batch(ops)) as SearchItem[][];
