@@ -57,12 +57,18 @@ export async function interleave(count: number, warmup: number, a: (q: number) =
   return { a: ra!.lat, b: rb!.lat, ratioP50: ra!.lat.p50 / rb!.lat.p50, ratioMean: ra!.lat.mean / rb!.lat.mean, ratioCpu: ra!.cpuMs / rb!.cpuMs };
 }
 
-/** {@link interleave} for any number of runs: each query goes to every run in turn. */
-export async function interleaveMany(count: number, warmup: number, runs: ((q: number) => unknown)[]): Promise<{ lat: Latency; cpuMs: number }[]> {
+/**
+ * {@link interleave} for any number of runs: each query goes to every run in
+ * turn. With `rotate`, query q starts at run `q % runs.length`, so no run
+ * always goes first (or always follows the same one): when runs share
+ * caches, none of them is always the one that finds them warm.
+ */
+export async function interleaveMany(count: number, warmup: number, runs: ((q: number) => unknown)[], options: { rotate?: boolean } = {}): Promise<{ lat: Latency; cpuMs: number }[]> {
   const samples = runs.map(() => [] as number[]);
   const cpu = runs.map(() => 0);
   for (let q = 0; q < warmup + count; q++) {
-    for (let r = 0; r < runs.length; r++) {
+    for (let step = 0; step < runs.length; step++) {
+      const r = options.rotate ? (q + step) % runs.length : step;
       const c0 = cpuMs();
       const t0 = performance.now();
       await runs[r]!(q);

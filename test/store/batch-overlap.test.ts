@@ -17,6 +17,7 @@ import type { SearchItem } from "@langchain/langgraph-checkpoint";
 import { KeywordIndex } from "../../src/embeddings/keyword-index.js";
 import { InvalidArgumentError } from "../../src/errors.js";
 import { HNSWStore } from "../../src/store/hnsw/hnsw-store.js";
+import { yieldToLoop } from "../../src/time-slice.js";
 import { VectorIndex } from "../../src/store/hnsw/vector-index.js";
 import type { MemorySearchOperation } from "../../src/store/operations.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
@@ -92,6 +93,29 @@ describe("a read-only batch while its query is embedded", () => {
     expect(keyword).toHaveBeenCalledTimes(2);
     expect(together.map(shown)).toEqual(alone.map(shown));
     expect(together[0]!.length).toBe(12);
+  });
+
+  it("a query embedded at once (nothing to overlap) costs no extra turn of the event loop; keywords ranked once, results as if run ahead", async () => {
+    const { store, embeddings } = await seeded();
+    const ops = [search(["turns", "a"], "how is the marathon training going?"), search(["turns", "b"], "whale watching", { retrieval: "vector" })];
+    // Ranked ahead: the keyword side while a (gated) embedding is pending.
+    embeddings.gated = true;
+    const ahead = store.batch(ops);
+    await vi.waitFor(() => expect(embeddings.waiting).toBe(1));
+    embeddings.gated = false;
+    embeddings.release();
+    const rankedAhead = (await ahead) as SearchItem[][];
+
+    const keyword = vi.spyOn(KeywordIndex.prototype, "search");
+    // A fresh slice of the loop (so the batch's own time slicer is not due), then a macrotask queued
+    // behind it: a batch that waited for a turn of the loop would let it run first.
+    await yieldToLoop();
+    let turned = false;
+    setImmediate(() => (turned = true));
+    const atOnce = (await store.batch(ops)) as SearchItem[][];
+    expect(turned).toBe(false);
+    expect(keyword).toHaveBeenCalledTimes(1);
+    expect(atOnce.map(shown)).toEqual(rankedAhead.map(shown));
   });
 
   it("a hybrid and a vector-only search of one query walk the graph once; another prefix walks again", async () => {

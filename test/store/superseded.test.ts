@@ -75,4 +75,22 @@ describe("a replaced memory never outranks its replacement", () => {
     // Another person's fact naming the same key changes nothing for them.
     expect((await store.search(["memories", "bo"], { query, limit: 2 })).map((i) => i.key)).toEqual(["new"]);
   });
+
+  it("HNSWStore over an HNSW walk: a ranking where nothing names a replacement keeps its order and scores; one that does still promotes", async () => {
+    const store = new HNSWStore({ index: { dims: 64, embeddings: new FakeEmbeddings({ dims: 64 }), fields: ["text"] }, embeddingCache: false, hnsw: { exactScanThreshold: 2 } });
+    stores.push(store);
+    const ns = ["memories", "cy"];
+    const topics = ["tea", "cats", "rivers", "trains", "chess", "bread"];
+    for (let i = 0; i < 30; i++) await store.put(ns, `m${i}`, { text: `Cy likes ${topics[i % topics.length]} number ${i}` });
+    const query = "does Cy like rivers?";
+    const plain = await store.search(ns, { query, limit: 8 });
+    const off = await withRanking({ superseded: "off" }, () => store.search(ns, { query, limit: 8 }));
+    expect(plain).toEqual(off);
+    // A replacement of the best hit, put where the walk still finds it, takes its place.
+    await store.put(ns, "moved", { text: "Cy no longer likes trains", supersedes: off[0]!.key });
+    const after = await store.search(ns, { query, limit: 40 });
+    const at = after.findIndex((i) => i.key === off[0]!.key);
+    expect(after[at - 1]!.key).toBe("moved");
+    for (let i = 1; i < after.length; i++) expect(after[i - 1]!.score!).toBeGreaterThanOrEqual(after[i]!.score!);
+  });
 });

@@ -352,13 +352,25 @@ export class HNSWStore extends MemoryStoreBase {
    * queries are embedded (`preparing` has sent them to the embedder by the
    * time the next macrotask runs): a turn's preload then costs its embedding
    * plus the vector side, not plus both sides. Undefined when the batch is
-   * invalid (`preparing` rejects with the error, which the caller awaits).
+   * invalid (`preparing` rejects with the error, which the caller awaits),
+   * and when `preparing` settles before that macrotask (the queries were
+   * embedded at once: a cache hit, precomputed vectors): then there is
+   * nothing to overlap, and the batch ranks each keyword side itself, with
+   * no extra turn of the event loop.
    */
   private async keywordSidesWhileEmbedding(state: StoreState, operations: Operation[], ctx: ApplyContext, preparing: Promise<unknown>): Promise<ApplyContext["keywordSides"]> {
-    let failed = false;
-    preparing.catch(() => (failed = true));
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    if (failed) return undefined;
+    let immediate: NodeJS.Immediate | undefined;
+    const settledFirst = await Promise.race([
+      preparing.then(
+        () => true,
+        () => true,
+      ),
+      new Promise<false>((resolve) => (immediate = setImmediate(() => resolve(false)))),
+    ]);
+    if (settledFirst) {
+      clearImmediate(immediate);
+      return undefined;
+    }
     try {
       return keywordSidesAhead(state, operations, ctx, true);
     } catch {

@@ -249,11 +249,15 @@ function fuse(state: StoreState, q: number[], query: string, vectorRanked: Ranke
 
 /** A replaced memory kept behind its replacement (see supersededAfterReplacement); both share a namespace. */
 function replacementsFirst(ranked: Ranked[]): Ranked[] {
-  const id = (r: Ranked) => r.item.id;
-  const replaced = (r: Ranked) => {
+  // Each value is read once; when none names a replacement (most searches), there is nothing to reorder.
+  let replacedIds: Map<Ranked, string> | undefined;
+  for (const r of ranked) {
     const old = supersedesKey(r.item.value);
-    return old === undefined ? undefined : r.item.id.slice(0, r.item.id.length - r.item.key.length) + old;
-  };
+    if (old !== undefined) (replacedIds ??= new Map()).set(r, r.item.id.slice(0, r.item.id.length - r.item.key.length) + old);
+  }
+  if (!replacedIds) return capDownTheList(ranked);
+  const id = (r: Ranked) => r.item.id;
+  const replaced = (r: Ranked) => replacedIds.get(r);
   return capDownTheList(liftReplacementScores(supersededAfterReplacement(ranked, id, replaced), id, replaced));
 }
 
@@ -367,11 +371,15 @@ function annSearch(
     // Best first (hnswlib's order already; sorted only if not), so an item's first hit is its best vector.
     const hits = bestFirst(vectors.search(q, kk, filter, ef));
     const out: Ranked[] = [];
-    const seen = new Set<StoredItem>();
+    // Only an item with several vectors can come back twice (a label comes back once).
+    let seen: Set<StoredItem> | undefined;
     for (const hit of hits) {
       const owner = state.owner(hit.label);
-      if (!owner || seen.has(owner) || !inScope(owner)) continue;
-      seen.add(owner);
+      if (!owner || !inScope(owner)) continue;
+      if (owner.vectors.length > 1) {
+        if ((seen ??= new Set()).has(owner)) continue;
+        seen.add(owner);
+      }
       out.push({ item: owner, score: hit.score });
     }
     if (out.length >= k || kk >= vectors.liveCount) return out.length > k ? out.slice(0, k) : out;
