@@ -96,6 +96,8 @@ export async function floorRun(options: {
   // (a SET sent on 'connect' raced the pool's first query on that connection).
   const raw = new pg.Pool({ connectionString: url, max: options.clients, options: `-c hnsw.ef_search=${ef}`, application_name: RAW_APP });
   const admin = new pg.Pool({ connectionString: url, max: 1 });
+  // The server ending an idle connection when the bench stops it is no failure of the run.
+  for (const p of [raw, admin]) p.on("error", () => {});
   const apps = [OURS_APP, RAW_APP];
   const put = async (from: number, to: number, batch: number) => {
     for (let s = from; s < to; s += batch) {
