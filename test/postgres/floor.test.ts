@@ -138,6 +138,30 @@ describeWithVectors("PostgresMemoryStore at its floor (real server)", () => {
       .map((l) => Number(/shared hit=(\d+)/.exec(l)![1]));
     expect(Math.max(0, ...hits), plan.join("\n")).toBeLessThanOrEqual(4);
   });
+  it("during a burst the workers VACUUM the pending table without ANALYZE (new statistics invalidate the walk's prepared plans); the drain analyzes", async () => {
+    const own = freshSchema();
+    const burst = open({ schema: own }, { indexWorkers: 2 });
+    sent.length = 0;
+    // 1,200 vectors through the pending table in batches of 100: the workers move over 500 of them while it runs.
+    for (let s = 0; s < 1200; s += 100) {
+      const ops = [];
+      for (let i = s; i < s + 100; i++) ops.push({ namespace: ["users", `u${i % 40}`], key: `k${i}`, value: { text: idText("v", i) } });
+      await burst.batch(ops);
+    }
+    // The workers move all 1,200 (no flushIndex): they vacuum every 500 moved rows and when they drain the table.
+    const vacuumsOf = () => sent.filter((t) => /^VACUUM/.test(t) && t.includes(`"${own}"`));
+    for (let i = 0; i < 600 && ((await burst.stats()).pendingVectors > 0 || vacuumsOf().length < 2); i++) await new Promise((r) => setTimeout(r, 50));
+    const duringBurst = sent.filter((t) => /^VACUUM/.test(t) && t.includes(`"${own}"`));
+    expect(duringBurst.length).toBeGreaterThanOrEqual(2);
+    expect(duringBurst.filter((t) => /ANALYZE/.test(t)), duringBurst.join("\n")).toEqual([]);
+    await burst.flushIndex();
+    const vacuums = sent.filter((t) => /^VACUUM/.test(t) && t.includes(`"${own}"`));
+    expect(vacuums.length, vacuums.join("\n")).toBeGreaterThan(duringBurst.length);
+    expect(vacuums.at(-1)).toMatch(/^VACUUM \(ANALYZE\)/);
+    expect(vacuums.slice(0, -1).filter((t) => /ANALYZE/.test(t)), vacuums.join("\n")).toEqual([]);
+    await burst.close();
+    await pool.query(`DROP SCHEMA IF EXISTS "${own}" CASCADE`);
+  });
   it("during a burst, the pending branch sorts the pending vectors first and probes items for the page only (EXPLAIN ANALYZE), same results", async () => {
     // Tables of their own whose store moves nothing: 600 vectors stay pending beside 200 indexed ones.
     const own = freshSchema();
