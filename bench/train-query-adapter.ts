@@ -18,9 +18,16 @@
  * each through a real HNSWStore (bench/lib/facts-eval.ts) whose embedder
  * adapts `embedQuery` only, against the unchanged embedder in the same run.
  *
- * VAL=1 instead chooses settings without the held-out people: it trains on
- * half of each set's tune people and scores plain cosine R@5 on the other half.
- * Settings: RANK (32), TAU (0.05), LAMBDA (0.1), EPOCHS (100), LR (0.01), SEED (7).
+ * XVAL=1 chooses settings without the held-out people and across sets: it
+ * trains on A-tune and scores B-tune through the store, and the reverse; each
+ * setting may be a comma list (RANK=16,32,64), every combination one row.
+ * VAL=1 trains on half of each set's tune people and scores plain cosine R@5
+ * on the other half.
+ * Settings: RANK (32), TAU (0.05), LAMBDA (0.1), EPOCHS (100), LR (0.01), SEED (7);
+ * hard negatives (bench/lib/adapter-training.ts): OTHER_NEG (0: the k nearest
+ * facts of other tune people of the same set on the answer's topic), NEAR_MARGIN
+ * (0: off; a cosine margin over the NEAR_K (3) nearest wrong facts of the person,
+ * weight NEAR_WEIGHT (1)).
  * Vectors come from the bench cache (bench/results/use-lite-vectors.json).
  * WRITE=1 writes the adapter trained on both tune parts to
  * src/embeddings/use-lite-query-adapter.weights.ts (the shipped weights).
@@ -31,168 +38,80 @@ import { UniversalSentenceEncoderEmbeddings } from "../src/embeddings/universal-
 import { DiskCachedEmbeddings } from "./lib/disk-cache.js";
 import { FactsStore, type FactsMetrics } from "./lib/facts-eval.js";
 import { DEV_SETS } from "./lib/facts-bench.js";
-import { loadFactsDevSet, peopleOf, type DevPerson, type FactsDevSet, type SetPart } from "./lib/facts-sets.js";
-import { QueryAdapter } from "../src/embeddings/query-adapter.js";
+import { loadFactsDevSet, peopleOf, type FactsDevSet, type SetPart } from "./lib/facts-sets.js";
+import type { QueryAdapter } from "../src/embeddings/query-adapter.js";
 import { AdaptedQueryEmbeddings } from "./lib/query-adapter.js";
-import { rng } from "./lib/vectors.js";
+import { cosineR5, examples as examplesOf, normalise, train, type Example, type TrainSettings } from "./lib/adapter-training.js";
 
-const num = (name: string, d: number) => (process.env[name] === undefined ? d : Number(process.env[name]));
-export interface TrainSettings {
-  rank: number;
-  tau: number;
-  lambda: number;
-  epochs: number;
-  lr: number;
-  seed: number;
-}
-const settings: TrainSettings = {
-  rank: num("RANK", 32),
-  tau: num("TAU", 0.05),
-  lambda: num("LAMBDA", 0.1),
-  epochs: num("EPOCHS", 100),
-  lr: num("LR", 0.01),
-  seed: num("SEED", 7),
+const num = (name: string, d: number) => (process.env[name] === undefined ? Number(d) : Number(process.env[name]!.split(",")[0]));
+/** A comma list of values for XVAL=1 (one value otherwise). */
+const list = (name: string, d: number) => (process.env[name] === undefined ? [d] : process.env[name]!.split(",").map(Number));
+const DEFAULTS: TrainSettings = { rank: 32, tau: 0.05, lambda: 0.1, epochs: 100, lr: 0.01, seed: 7, otherNegatives: 0, nearMargin: 0, nearK: 3, nearWeight: 1 };
+const ENV: Record<keyof TrainSettings, string> = {
+  rank: "RANK", tau: "TAU", lambda: "LAMBDA", epochs: "EPOCHS", lr: "LR", seed: "SEED",
+  otherNegatives: "OTHER_NEG", nearMargin: "NEAR_MARGIN", nearK: "NEAR_K", nearWeight: "NEAR_WEIGHT",
 };
+const settings = Object.fromEntries(Object.entries(ENV).map(([k, e]) => [k, num(e, DEFAULTS[k as keyof TrainSettings])])) as unknown as TrainSettings;
 const DIMS = 512;
 const USE_LITE_MODEL = new UniversalSentenceEncoderEmbeddings().model;
 const WEIGHTS_FILE = new URL("../src/embeddings/use-lite-query-adapter.weights.ts", import.meta.url);
 
 const cache = await new DiskCachedEmbeddings(new UniversalSentenceEncoderEmbeddings(), new URL("./results/use-lite-vectors.json", import.meta.url)).load();
 const sets = await Promise.all(DEV_SETS.map((f) => loadFactsDevSet(f)));
+/** TRAIN_C=1: the training-only set C (bench/data/facts-dev-c.json, every person "tune") joins every training. */
+const setC = process.env.TRAIN_C ? await loadFactsDevSet("facts-dev-c.json") : undefined;
 {
-  const texts = sets.flatMap((s) => s.people.flatMap((p) => [...p.facts.map((f) => f.text), ...p.questions.map((q) => q.q)]));
+  const texts = [...sets, ...(setC ? [setC] : [])].flatMap((s) => s.people.flatMap((p) => [...p.facts.map((f) => f.text), ...p.questions.map((q) => q.q)]));
   await cache.embedDocuments(texts);
   await cache.save();
 }
 const vec = async (t: string) => normalise(Float64Array.from(await cache.embedQuery(t)));
-
-/** One training example: a question, its person's facts (rows), which of them answer it. */
-interface Example {
-  q: Float64Array;
-  facts: Float64Array[];
-  positives: number[];
-}
-
-async function examples(people: DevPerson[]): Promise<Example[]> {
-  const out: Example[] = [];
-  for (const p of people) {
-    const facts = await Promise.all(p.facts.map((f) => vec(f.text)));
-    for (const q of p.questions) {
-      if (q.answers.length === 0) continue;
-      const positives = q.answers.map((a) => p.facts.findIndex((f) => f.id === a));
-      out.push({ q: await vec(q.q), facts, positives });
-    }
-  }
-  return out;
-}
-
-function normalise(x: Float64Array): Float64Array {
-  let n = 0;
-  for (const v of x) n += v * v;
-  const s = n > 0 ? 1 / Math.sqrt(n) : 0;
-  for (let i = 0; i < x.length; i++) x[i]! *= s;
-  return x;
-}
-
-
-/** Full-batch Adam on the mean softmax loss over each example's facts, plus lambda/2·(|U|²+|V|²). */
-export function train(data: Example[], s: TrainSettings): QueryAdapter {
-  const d = DIMS;
-  const r = s.rank;
-  const rand = rng(s.seed);
-  const u = new Float64Array(d * r);
-  const v = new Float64Array(d * r);
-  for (let i = 0; i < v.length; i++) v[i] = (rand() * 2 - 1) * Math.sqrt(3 / d);
-  const params = [u, v];
-  const m = params.map((p) => new Float64Array(p.length));
-  const m2 = params.map((p) => new Float64Array(p.length));
-  const gu = new Float64Array(d * r);
-  const gv = new Float64Array(d * r);
-  const z = new Float64Array(r);
-  const a = new Float64Array(d);
-  const ga = new Float64Array(d);
-  const gz = new Float64Array(r);
-  for (let epoch = 1; epoch <= s.epochs; epoch++) {
-    gu.fill(0);
-    gv.fill(0);
-    for (const ex of data) {
-      const q = ex.q;
-      z.fill(0);
-      for (let i = 0; i < d; i++) for (let k = 0; k < r; k++) z[k]! += v[i * r + k]! * q[i]!;
-      let norm = 0;
-      for (let i = 0; i < d; i++) {
-        let x = q[i]!;
-        for (let k = 0; k < r; k++) x += u[i * r + k]! * z[k]!;
-        a[i] = x;
-        norm += x * x;
-      }
-      norm = Math.sqrt(norm);
-      // scores of q' = a/|a| against every fact, softmax at temperature tau
-      const scores = ex.facts.map((f) => {
-        let dot = 0;
-        for (let i = 0; i < d; i++) dot += f[i]! * a[i]!;
-        return dot / norm / s.tau;
-      });
-      const max = Math.max(...scores);
-      const e = scores.map((x) => Math.exp(x - max));
-      const sum = e.reduce((x, y) => x + y, 0);
-      const target = new Float64Array(scores.length);
-      for (const p of ex.positives) target[p]! += 1 / ex.positives.length;
-      // gradient with respect to q' (gq), then a: (gq − q'(q'·gq)) / |a|
-      ga.fill(0);
-      ex.facts.forEach((f, j) => {
-        const g = (e[j]! / sum - target[j]!) / s.tau / data.length;
-        if (g !== 0) for (let i = 0; i < d; i++) ga[i]! += g * f[i]!;
-      });
-      let dot = 0;
-      for (let i = 0; i < d; i++) dot += ga[i]! * a[i]!;
-      dot /= norm;
-      for (let i = 0; i < d; i++) ga[i] = (ga[i]! - (a[i]! / norm) * dot) / norm;
-      gz.fill(0);
-      for (let i = 0; i < d; i++) {
-        const g = ga[i]!;
-        for (let k = 0; k < r; k++) {
-          gu[i * r + k]! += g * z[k]!;
-          gz[k]! += u[i * r + k]! * g;
-        }
-      }
-      for (let i = 0; i < d; i++) for (let k = 0; k < r; k++) gv[i * r + k]! += q[i]! * gz[k]!;
-    }
-    [gu, gv].forEach((g, pi) => {
-      const p = params[pi]!;
-      const mm = m[pi]!;
-      const vv = m2[pi]!;
-      const b1 = 0.9;
-      const b2 = 0.999;
-      for (let i = 0; i < p.length; i++) {
-        const gi = g[i]! + s.lambda * p[i]!;
-        mm[i] = b1 * mm[i]! + (1 - b1) * gi;
-        vv[i] = b2 * vv[i]! + (1 - b2) * gi * gi;
-        const mh = mm[i]! / (1 - b1 ** epoch);
-        const vh = vv[i]! / (1 - b2 ** epoch);
-        p[i]! -= (s.lr * mh) / (Math.sqrt(vh) + 1e-8);
-      }
-    });
-  }
-  return new QueryAdapter(d, r, u, v);
-}
-
-/** Plain cosine recall@5 of the answers among each person's facts (no store): for choosing settings on tune people. */
-function cosineR5(data: Example[], adapter?: QueryAdapter): number {
-  let total = 0;
-  for (const ex of data) {
-    const q = adapter ? adapter.apply(ex.q) : Array.from(ex.q);
-    const scores = ex.facts.map((f, j) => ({ j, s: f.reduce((acc, x, i) => acc + x * q[i]!, 0) }));
-    scores.sort((x, y) => y.s - x.s);
-    const top = new Set(scores.slice(0, 5).map((x) => x.j));
-    total += ex.positives.filter((p) => top.has(p)).length / ex.positives.length;
-  }
-  return total / data.length;
-}
+const examples = (people: Parameters<typeof examplesOf>[0], s: TrainSettings = settings) => examplesOf(people, vec, s.otherNegatives);
 
 const load = () => os.loadavg().map((x) => x.toFixed(1)).join(" ");
 const pct = (x: number) => (100 * x).toFixed(1);
 console.log(`query adapter, ${new Date().toISOString()}, load ${load()}, ${JSON.stringify(settings)}`);
+
+/** R@5 / R@10 / MRR / preload R@5 of one part of a set through a real store whose queries go through `adapter`. */
+async function storeScore(set: FactsDevSet, part: SetPart, adapter: QueryAdapter | undefined): Promise<FactsMetrics> {
+  const store = await FactsStore.open(set, new AdaptedQueryEmbeddings(cache, adapter));
+  const m = (await store.score(part)).all;
+  await store.close();
+  return m;
+}
+const f = (m: FactsMetrics) => `${pct(m.r5)} | ${pct(m.r10)} | ${m.mrr.toFixed(3)} | ${pct(m.preload5)}`;
+
+if (process.env.XVAL) {
+  // Settings chosen without the held-out people and across sets: trained on one set's tune people,
+  // scored through the store on the OTHER set's tune people (A-tune → B-tune, B-tune → A-tune).
+  // Every env setting may be a comma list; every combination is one row.
+  const [a, b] = sets as [FactsDevSet, FactsDevSet];
+  const grid: TrainSettings[] = [{ ...settings }];
+  for (const [k, e] of Object.entries(ENV)) {
+    const values = list(e, DEFAULTS[k as keyof TrainSettings]);
+    const next: TrainSettings[] = [];
+    for (const g of grid) for (const x of values) next.push({ ...g, [k]: x });
+    grid.splice(0, grid.length, ...next);
+  }
+  const exCache = new Map<string, Promise<Example[]>>();
+  const ex = (set: FactsDevSet, s: TrainSettings) => {
+    const key = `${set.name}:${s.otherNegatives}`;
+    if (!exCache.has(key)) exCache.set(key, examples(peopleOf(set, "tune"), s));
+    return exCache.get(key)!;
+  };
+  const withC = async (set: FactsDevSet, s: TrainSettings) => [...(await ex(set, s)), ...(setC ? await ex(setC, s) : [])];
+  const [baseB, baseA] = [await storeScore(b, "tune", undefined), await storeScore(a, "tune", undefined)];
+  console.log("\n| settings | A-tune → B-tune R@5 | R@10 | MRR | preload | B-tune → A-tune R@5 | R@10 | MRR | preload | mean R@5 |\n|---|---|---|---|---|---|---|---|---|---|");
+  console.log(`| none | ${f(baseB)} | ${f(baseA)} | ${pct((baseA.r5 + baseB.r5) / 2)} |`);
+  for (const s of grid) {
+    const diff = Object.entries(s).filter(([k, x]) => DEFAULTS[k as keyof TrainSettings] !== x).map(([k, x]) => `${k} ${x}`).join(", ") || "defaults";
+    const onB = await storeScore(b, "tune", train(await withC(a, s), s, DIMS));
+    const onA = await storeScore(a, "tune", train(await withC(b, s), s, DIMS));
+    console.log(`| ${diff} | ${f(onB)} | ${f(onA)} | ${pct((onA.r5 + onB.r5) / 2)} |`);
+  }
+  console.log(`\nload at the end ${load()}`);
+  process.exit(0);
+}
 
 if (process.env.VAL) {
   // Settings chosen without the held-out people: half of each tune part trains, the other half scores.
@@ -205,10 +124,10 @@ if (process.env.VAL) {
   const [bFit, bVal] = halves(b).map((h) => examples(h));
   const fitA = await aFit!, valA = await aVal!, fitB = await bFit!, valB = await bVal!;
   const t = performance.now();
-  const adapter = train([...fitA, ...fitB], settings);
+  const adapter = train([...fitA, ...fitB], settings, DIMS);
   const ms = performance.now() - t;
-  const adA = train(fitA, settings);
-  const adB = train(fitB, settings);
+  const adA = train(fitA, settings, DIMS);
+  const adB = train(fitB, settings, DIMS);
   console.log(
     `VAL cosine R@5 (half of tune):  base A ${pct(cosineR5(valA))} B ${pct(cosineR5(valB))} | A+B-trained A ${pct(cosineR5(valA, adapter))} B ${pct(cosineR5(valB, adapter))}` +
       ` | A-trained B ${pct(cosineR5(valB, adA))} | B-trained A ${pct(cosineR5(valA, adB))} | fit A ${pct(cosineR5(fitA, adapter))} | train ${ms.toFixed(0)} ms`,
@@ -219,18 +138,18 @@ if (process.env.VAL) {
 const [setA, setB] = sets as [FactsDevSet, FactsDevSet];
 const exA = await examples(peopleOf(setA, "tune"));
 const exB = await examples(peopleOf(setB, "tune"));
+const exC = setC ? await examples(peopleOf(setC, "tune")) : [];
 if (process.env.WRITE) {
-  await writeFile(WEIGHTS_FILE, weightsModule(train([...exA, ...exB], settings), settings));
-  console.log(`wrote ${WEIGHTS_FILE.pathname} (trained on the tune people of both sets)`);
+  await writeFile(WEIGHTS_FILE, weightsModule(train([...exA, ...exB, ...exC], settings, DIMS), settings));
+  console.log(`wrote ${WEIGHTS_FILE.pathname} (trained on the tune people of both sets${setC ? " and set C" : ""})`);
   process.exit(0);
 }
 const trained: Record<string, QueryAdapter | undefined> = {
   none: undefined,
-  "A-tune": train(exA, settings),
-  "B-tune": train(exB, settings),
-  "A+B tune": train([...exA, ...exB], settings),
+  [setC ? "A-tune + C" : "A-tune"]: train([...exA, ...exC], settings, DIMS),
+  [setC ? "B-tune + C" : "B-tune"]: train([...exB, ...exC], settings, DIMS),
+  [setC ? "A+B tune + C" : "A+B tune"]: train([...exA, ...exB, ...exC], settings, DIMS),
 };
-const f = (m: FactsMetrics) => `${pct(m.r5)} | ${pct(m.r10)} | ${m.mrr.toFixed(3)} | ${pct(m.preload5)}`;
 console.log("\n| trained on | set | part | R@5 | R@10 | MRR | preload R@5 |\n|---|---|---|---|---|---|---|");
 for (const [name, adapter] of Object.entries(trained)) {
   for (const set of sets) {
@@ -247,7 +166,7 @@ function weightsModule(adapter: QueryAdapter, s: TrainSettings): string {
   return [
     "// Generated by bench/train-query-adapter.ts (WRITE=1): do not edit. The query-side",
     "// adapter for USE-lite, trained on the tune people of bench/data/facts-dev-a.json and",
-    `// facts-dev-b.json with ${JSON.stringify(s)}.`,
+    `// facts-dev-b.json${setC ? " and every person of facts-dev-c.json" : ""} with ${JSON.stringify(s)}.`,
     "// U and V: dims × rank float32, row-major, little-endian, base64.",
     "export const USE_LITE_QUERY_ADAPTER = {",
     `  model: ${JSON.stringify(USE_LITE_MODEL)},`,
