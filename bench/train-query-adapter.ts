@@ -41,7 +41,8 @@ import { DEV_SETS } from "./lib/facts-bench.js";
 import { loadFactsDevSet, peopleOf, type FactsDevSet, type SetPart } from "./lib/facts-sets.js";
 import type { QueryAdapter } from "../src/embeddings/query-adapter.js";
 import { AdaptedQueryEmbeddings } from "./lib/query-adapter.js";
-import { cosineR5, examples as examplesOf, normalise, train, type Example, type TrainSettings } from "./lib/adapter-training.js";
+import { cosineR5, episodeExamples, examples as examplesOf, normalise, train, type Example, type TrainSettings } from "./lib/adapter-training.js";
+import { loadConversationSet } from "./lib/conversations-large.js";
 
 const num = (name: string, d: number) => (process.env[name] === undefined ? Number(d) : Number(process.env[name]!.split(",")[0]));
 /** A comma list of values for XVAL=1 (one value otherwise). */
@@ -139,8 +140,12 @@ const [setA, setB] = sets as [FactsDevSet, FactsDevSet];
 const exA = await examples(peopleOf(setA, "tune"));
 const exB = await examples(peopleOf(setB, "tune"));
 const exC = setC ? await examples(peopleOf(setC, "tune")) : [];
+/** TRAIN_EP=1: the conversational sets' tune conversations (dev1 c0–c3, dev2 d0–d3) join the training. */
+const exE = process.env.TRAIN_EP
+  ? await episodeExamples((await Promise.all((process.env.TRAIN_EP === "1" ? ["dev1", "dev2"] as const : [process.env.TRAIN_EP as "dev1" | "dev2"]).map((set) => loadConversationSet(set, "tune")))).flat(), vec)
+  : [];
 if (process.env.WRITE) {
-  await writeFile(WEIGHTS_FILE, weightsModule(train([...exA, ...exB, ...exC], settings, DIMS), settings));
+  await writeFile(WEIGHTS_FILE, weightsModule(train([...exA, ...exB, ...exC, ...exE], settings, DIMS), settings));
   console.log(`wrote ${WEIGHTS_FILE.pathname} (trained on the tune people of both sets${setC ? " and set C" : ""})`);
   process.exit(0);
 }
@@ -148,7 +153,7 @@ const trained: Record<string, QueryAdapter | undefined> = {
   none: undefined,
   [setC ? "A-tune + C" : "A-tune"]: train([...exA, ...exC], settings, DIMS),
   [setC ? "B-tune + C" : "B-tune"]: train([...exB, ...exC], settings, DIMS),
-  [setC ? "A+B tune + C" : "A+B tune"]: train([...exA, ...exB, ...exC], settings, DIMS),
+  [setC ? "A+B tune + C" : "A+B tune"]: train([...exA, ...exB, ...exC, ...exE], settings, DIMS),
 };
 console.log("\n| trained on | set | part | R@5 | R@10 | MRR | preload R@5 |\n|---|---|---|---|---|---|---|");
 for (const [name, adapter] of Object.entries(trained)) {

@@ -15,6 +15,7 @@
  * generator and U at zero (training starts from the unchanged embedder).
  * Deterministic: the same vectors and settings give the same weights.
  */
+import { baselineText, type LargeConversation } from "./conversations-large.js";
 import { QueryAdapter } from "../../src/embeddings/query-adapter.js";
 import type { DevPerson } from "./facts-sets.js";
 import { rng } from "./vectors.js";
@@ -83,6 +84,30 @@ export async function examples(people: DevPerson[], vec: Vectorise, otherNegativ
           .map((x) => x.f);
       }
       out.push({ q: qv, facts, positives, others });
+    }
+  }
+  return out;
+}
+
+/**
+ * The questions of the conversational development sets' TUNE conversations as
+ * examples: the rows are every turn of the conversation (`"<speaker>: <text>"`,
+ * what `recordEpisodes` indexes), the positives its evidence turns.
+ */
+export async function episodeExamples(conversations: LargeConversation[], vec: Vectorise): Promise<Example[]> {
+  const out: Example[] = [];
+  for (const c of conversations) {
+    const index = new Map<string, number>();
+    const rows: Float64Array[] = [];
+    for (const [si, s] of c.sessions.entries()) {
+      for (const [ti, [speaker, text]] of s.turns.entries()) {
+        index.set(`${si}:${ti}`, rows.length);
+        rows.push(await vec(baselineText(speaker, text)));
+      }
+    }
+    for (const q of c.questions) {
+      const positives = q.evidence.map(([si, ti]) => index.get(`${si}:${ti}`)).filter((i): i is number => i !== undefined);
+      if (positives.length > 0) out.push({ q: await vec(q.q), facts: rows, positives, others: [] });
     }
   }
   return out;
