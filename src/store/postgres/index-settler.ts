@@ -1,4 +1,5 @@
 import type { PoolClient } from "pg";
+import { buildHnswIndex, dropForBulkLoad, hnswIndexState, indexedUpTo, type HnswIndexSpec } from "./bulk-build.js";
 import type { Queryable, Tables } from "./sql.js";
 
 /** What IndexSettler needs from its store. */
@@ -16,10 +17,34 @@ export interface IndexSettlerOptions {
    * Without it the pending table is left to autovacuum.
    */
   outsideTransaction?: (sql: string) => Promise<void>;
+  /**
+   * Bulk loads into an (almost) empty index: the HNSW settings, and a runner
+   * of statements on one session outside a transaction. Without it every
+   * vector is inserted into the index row by row (PGlite).
+   */
+  bulk?: HnswIndexSpec & { session: <T>(fn: (db: Queryable) => Promise<T>) => Promise<T> };
 }
 
 /** Vectors moved per transaction: a fraction of a second of HNSW inserts, so locks stay short. */
 const CHUNK = 100;
+/** Vectors moved per transaction during a bulk load (no HNSW index to insert into). */
+const BULK_CHUNK = 1000;
+/**
+ * A bulk load drops the HNSW index only when the indexed table holds at most
+ * this many vectors: they are indexed again by the one-pass build, which
+ * costs less than inserting the load's rows one by one only when the load is
+ * not much smaller than what the table holds.
+ */
+const BULK_MAX_INDEXED = 5_000;
+/**
+ * Vectors moved during a bulk load after which the index is built (the load
+ * goes on row by row after that). Until the build, searches compare every
+ * vector exactly (about 1.2 µs each for 512 dims), so this bounds a
+ * search's cost during the load.
+ */
+const BULK_MAX_ROWS = 50_000;
+/** Quiet time (no write) after which a bulk load's index is built, in ms. */
+const BULK_QUIET_MS = 1_000;
 /** How often the pending table is checked for rows other processes left, in ms. */
 const POLL_MS = 30_000;
 /**
@@ -69,6 +94,12 @@ export class IndexSettler {
   private analyzeOwed = false;
   /** VACUUM failed for a reason that will not go away (say, the role does not own the table): warned once. */
   private vacuumRefused = false;
+  /** Whether this process looked for a bulk load to start (once: the first time writes outpace the index). */
+  private bulkChecked = false;
+  /** The HNSW index is dropped for a bulk load: rows moved since, or undefined when not in one. */
+  private bulkMoved?: number;
+  private building?: Promise<void>;
+  private quietTimer?: ReturnType<typeof setTimeout>;
 
   constructor(private readonly options: IndexSettlerOptions) {}
 
@@ -80,6 +111,8 @@ export class IndexSettler {
       this.timer.unref();
     }
     this.kick(Number.POSITIVE_INFINITY);
+    // A bulk load whose process stopped before it built the index again (or a build that failed) left it missing or invalid.
+    if (this.options.bulk && this.options.workers > 0) void this.ensureIndex(true);
   }
 
   /** Records that `written` vectors were committed to the pending table, and wakes the workers. */
@@ -93,7 +126,55 @@ export class IndexSettler {
   /** Called before a write: when too many vectors are pending, waits until they are not, moving rows meanwhile. */
   async beforeWrite(): Promise<void> {
     if (this.estimate <= this.options.maxPending) return;
+    if (!this.bulkChecked) await this.startBulkLoad();
     await this.drainTo(this.options.maxPending);
+  }
+
+  /**
+   * Writes outpace the index. When it holds few vectors (a first import, a
+   * migration into new tables), drops it: the rows are moved at the rate of
+   * a table without the index, and the index is built again in one pass
+   * when the load ends (quiet, `flushIndex()`) or has moved
+   * `BULK_MAX_ROWS`. pgvector builds an HNSW graph over rows already in the
+   * table several times faster than it inserts them one by one
+   * (docs/postgres.md, "Puts"). Searches meanwhile compare the vectors exactly.
+   */
+  private async startBulkLoad(): Promise<void> {
+    this.bulkChecked = true;
+    const bulk = this.options.bulk;
+    // Without workers of its own, nothing here would build the index when the load ends.
+    if (!bulk || this.options.workers === 0) return;
+    try {
+      await bulk.session(async (db) => {
+        if ((await indexedUpTo(db, this.options.tables, BULK_MAX_INDEXED + 1)) > BULK_MAX_INDEXED) return;
+        if ((await hnswIndexState(db, this.options.tables)) === "valid") await dropForBulkLoad(db, this.options.tables);
+        this.bulkMoved = 0;
+      });
+    } catch (err) {
+      this.options.logger.warn(`langgraph-hnsw-memory: ${this.options.tables.items}: a bulk load could not drop the HNSW index (rows are indexed one by one): ${String((err as Error)?.message ?? err)}`);
+    }
+  }
+
+  /**
+   * Builds the HNSW index when it is missing or invalid (a bulk load's, or
+   * one a stopped process left), in one pass; the bulk load, if any, ends.
+   * `always`: look even when this process started no bulk load.
+   */
+  ensureIndex(always = false): Promise<void> {
+    const bulk = this.options.bulk;
+    if (!bulk || (!always && this.bulkMoved === undefined)) return this.building ?? Promise.resolve();
+    this.building ??= (async () => {
+      try {
+        await bulk.session((db) => buildHnswIndex(db, this.options.tables, bulk));
+        this.bulkMoved = undefined;
+      } catch (err) {
+        // Searches stay exact meanwhile; the next flushIndex(), quiet spell or open builds it.
+        if (!this.stopped) this.options.logger.warn(`langgraph-hnsw-memory: building the HNSW index of ${this.options.tables.vectors} failed: ${String((err as Error)?.message ?? err)}`);
+      } finally {
+        this.building = undefined;
+      }
+    })();
+    return this.building;
   }
 
   /** Moves rows until at most `limit` are pending (0: until the table is empty). */
@@ -102,7 +183,7 @@ export class IndexSettler {
       const n = await this.options.transaction((db) => countUpTo(db, this.options.tables, limit + 1), "index settle");
       this.estimate = n;
       if (n <= limit) break;
-      const moved = await this.options.transaction((db) => moveChunk(db, this.options.tables, CHUNK), "index settle");
+      const moved = await this.options.transaction((db) => moveChunk(db, this.options.tables, this.chunk), "index settle");
       this.moved(moved);
       // Every pending row is being moved by another worker: let it commit.
       if (moved === 0) await new Promise((r) => setTimeout(r, 5));
@@ -110,12 +191,22 @@ export class IndexSettler {
     // Drained (flushIndex): searches after it read a clean table (rows moved during a vacuum under way: another),
     // with statistics of the table as it now is (the writes are over: one plan invalidation).
     if (limit === 0) {
+      await this.ensureIndex(true);
       await this.vacuuming;
       await this.vacuum(true);
     }
   }
 
+  /** Rows per move: more without an index to insert them into. */
+  private get chunk(): number {
+    return this.bulkMoved === undefined ? CHUNK : BULK_CHUNK;
+  }
+
   private moved(rows: number): void {
+    if (this.bulkMoved !== undefined) {
+      this.bulkMoved += rows;
+      if (this.bulkMoved >= BULK_MAX_ROWS) void this.ensureIndex();
+    }
     this.estimate = Math.max(0, this.estimate - rows);
     this.movedSinceVacuum += rows;
     if (this.movedSinceVacuum >= VACUUM_EVERY) void this.vacuum();
@@ -149,11 +240,28 @@ export class IndexSettler {
     return this.vacuuming;
   }
 
-  /** Stops the workers after the move each has under way; pending rows stay for the next run. */
+  /** Stops the workers after the move each has under way (pending rows stay for the next run), and builds the index of a bulk load. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.quietTimer) clearTimeout(this.quietTimer);
     await Promise.allSettled([...this.running, this.vacuuming]);
+    // A bulk load not yet built is built now (other processes' searches would stay exact until
+    // the next open), and a build under way is waited for (cancelled, it would leave an invalid index).
+    await this.ensureIndex();
+  }
+
+  /** Builds a bulk load's index once no write came for `BULK_QUIET_MS`. */
+  private buildWhenQuiet(): void {
+    if (this.quietTimer) clearTimeout(this.quietTimer);
+    const writes = this.writes;
+    this.quietTimer = setTimeout(() => {
+      this.quietTimer = undefined;
+      if (this.stopped) return;
+      if (writes === this.writes) void this.ensureIndex();
+      else if (this.running.size === 0) this.buildWhenQuiet();
+    }, BULK_QUIET_MS);
+    this.quietTimer.unref();
   }
 
   /** Starts up to `workers` loops, no more than the rows to move need. */
@@ -169,11 +277,12 @@ export class IndexSettler {
     try {
       while (!this.stopped) {
         const writes = this.writes;
-        const moved = await this.options.transaction((db) => moveChunk(db, this.options.tables, CHUNK), "index settle");
+        const moved = await this.options.transaction((db) => moveChunk(db, this.options.tables, this.chunk), "index settle");
         this.moved(moved);
         if (moved === 0 && writes === this.writes) {
           // The table is drained: its dead rows go now, not when autovacuum comes.
           if (this.running.size === 1) void this.vacuum();
+          if (this.bulkMoved !== undefined) this.buildWhenQuiet();
           return;
         }
       }

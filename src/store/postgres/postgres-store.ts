@@ -161,6 +161,18 @@ export class PostgresMemoryStore extends MemoryStoreBase {
           if (!this.pool) return;
           await inTransaction(this.pool, { ...this.txOptions("vacuum"), mode: "read" }, (db) => db.query(sql));
         },
+        // PGlite is one session: a concurrent index build would wait for itself.
+        bulk: this.pglite
+          ? undefined
+          : {
+              m: this.options.hnsw?.m ?? DEFAULT_M,
+              efConstruction: this.options.hnsw?.efConstruction ?? DEFAULT_EF_CONSTRUCTION,
+              dims: this.indexConfig.dims,
+              session: (fn) => {
+                if (!this.pool) throw new StoreClosedError(`PostgresMemoryStore ${this.tables.items} is closed`);
+                return inTransaction(this.pool, { ...this.txOptions("index build"), mode: "read" }, fn);
+              },
+            },
       });
       // Before the workers start (a PGlite socket server closes a second connection).
       await this.tableSize?.refresh((fn) => this.transaction(fn, "read", "read"), true).catch(() => undefined);

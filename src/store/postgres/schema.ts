@@ -1,4 +1,5 @@
 import { IncompatibleStoreError } from "../../errors.js";
+import { hnswIndexSql } from "./bulk-build.js";
 import type { Queryable, Tables } from "./sql.js";
 
 /** The schema version this code writes and reads. */
@@ -101,9 +102,8 @@ export async function setupSchema(db: Queryable, t: Tables, options: SetupOption
     }
     await keepVectorsInline(db, t);
     await vacuumPendingOften(db, t);
-    await db.query(
-      `CREATE INDEX IF NOT EXISTS "${t.raw.vectors}_hnsw" ON ${t.vectors} USING hnsw (embedding vector_cosine_ops) WITH (m = ${options.m}, ef_construction = ${options.efConstruction})`,
-    );
+    // Also when a bulk load's process stopped before it built the index again (IndexSettler).
+    await db.query(hnswIndexSql(t, options));
     if (!stored) await db.query(`INSERT INTO ${t.meta} (name, value) VALUES ('index', $1)`, [JSON.stringify(wanted)]);
   }
   return result;
