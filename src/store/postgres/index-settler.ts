@@ -96,6 +96,7 @@ export class IndexSettler {
   private vacuumRefused = false;
   /** Whether this process looked for a bulk load to start (once: the first time writes outpace the index). */
   private bulkChecked = false;
+  private bulkStart?: Promise<void>;
   /** The HNSW index is dropped for a bulk load: rows moved since, or undefined when not in one. */
   private bulkMoved?: number;
   private building?: Promise<void>;
@@ -120,13 +121,14 @@ export class IndexSettler {
     if (written <= 0) return;
     this.estimate += written;
     this.writes++;
+    if (!this.bulkChecked && this.estimate > this.options.maxPending) this.bulkStart = this.startBulkLoad();
     this.kick(written);
   }
 
   /** Called before a write: when too many vectors are pending, waits until they are not, moving rows meanwhile. */
   async beforeWrite(): Promise<void> {
     if (this.estimate <= this.options.maxPending) return;
-    if (!this.bulkChecked) await this.startBulkLoad();
+    await this.bulkStart;
     await this.drainTo(this.options.maxPending);
   }
 
