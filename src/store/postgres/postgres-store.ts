@@ -183,7 +183,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     );
   }
 
-  /** Stops the sweeper and ends the pool the store created (a caller's pool is left open). */
+  /** Stops the sweeper and the index workers (building the index of a bulk load first), and ends the pool the store created (a caller's pool is left open). */
   async close(): Promise<void> {
     if (this.opening) await this.opening.catch(() => undefined);
     this.closed = true;
@@ -454,7 +454,8 @@ export class PostgresMemoryStore extends MemoryStoreBase {
    * Moves every pending vector into the HNSW index now, with the background
    * workers (see `hnsw.deferredIndexing`), and resolves when none is left.
    * Searches never need it (they compare pending vectors exactly); it is for
-   * benchmarks, and for a bulk load that should end fully indexed.
+   * benchmarks, and for a bulk load that should end fully indexed (a bulk
+   * load into an almost empty store builds its index here, in one pass).
    */
   async flushIndex(): Promise<void> {
     await this.setup();

@@ -42,8 +42,12 @@ export interface PostgresHnswOptions {
    * and background workers move them into the index, several at once.
    * pgvector's per-row HNSW insert is nearly the whole cost of a put; this
    * takes it out of the writer's transaction and spreads it over the
-   * server's cores (docs/postgres.md, "Puts"). `false`: every write inserts
-   * its vectors into the index itself, in its own transaction.
+   * server's cores (docs/postgres.md, "Puts"). A bulk load into a store
+   * whose index holds at most 5,000 vectors drops the index and builds it
+   * again in one pass when the load ends (`flushIndex()`, a quiet second,
+   * 50,000 rows, `close()`), searches comparing every vector exactly until
+   * then. `false`: every write inserts its vectors into the index itself,
+   * in its own transaction.
    * @default true
    */
   deferredIndexing?: boolean;
