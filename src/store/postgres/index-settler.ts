@@ -97,6 +97,8 @@ export class IndexSettler {
   /** Whether this process looked for a bulk load to start (once: the first time writes outpace the index). */
   private bulkChecked = false;
   private bulkStart?: Promise<void>;
+  /** The last poll found the index missing or invalid and nothing pending. */
+  private abandonedSeen = false;
   /** The HNSW index is dropped for a bulk load: rows moved since, or undefined when not in one. */
   private bulkMoved?: number;
   private building?: Promise<void>;
@@ -108,7 +110,10 @@ export class IndexSettler {
   start(): void {
     // One worker looks; when it finds rows, the next write (or drainTo) brings the others.
     if (this.options.workers > 0) {
-      this.timer = setInterval(() => this.kick(1), POLL_MS);
+      this.timer = setInterval(() => {
+        this.kick(1);
+        void this.lookForAbandonedLoad();
+      }, POLL_MS);
       this.timer.unref();
     }
     this.kick(Number.POSITIVE_INFINITY);
@@ -251,6 +256,28 @@ export class IndexSettler {
     // A bulk load not yet built is built now (other processes' searches would stay exact until
     // the next open), and a build under way is waited for (cancelled, it would leave an invalid index).
     await this.ensureIndex();
+  }
+
+  /**
+   * Builds the index when it has been missing or invalid, with nothing
+   * pending, at two polls in a row: another process's bulk load that stopped
+   * (killed) before building it. A load under way keeps rows pending and is
+   * left to its process.
+   */
+  private async lookForAbandonedLoad(): Promise<void> {
+    const bulk = this.options.bulk;
+    if (!bulk || this.bulkMoved !== undefined || this.building) return;
+    try {
+      const idle = await this.options.transaction(
+        async (db) => (await hnswIndexState(db, this.options.tables)) !== "valid" && (await countUpTo(db, this.options.tables, 1)) === 0,
+        "index check",
+      );
+      const seenBefore = this.abandonedSeen;
+      this.abandonedSeen = idle;
+      if (idle && seenBefore) await this.ensureIndex(true);
+    } catch {
+      // The next poll looks again.
+    }
   }
 
   /** Builds a bulk load's index once no write came for `BULK_QUIET_MS`. */
