@@ -11,8 +11,9 @@
  * (half the rows each: what the store's two index workers do), no index
  * (what a put costs now that its vectors wait in the pending table), no
  * index then one bulk `CREATE INDEX` (with 0 and 1 parallel maintenance
- * workers), ef_construction 32, and a halfvec column with a halfvec HNSW
- * index.
+ * workers, and `CONCURRENTLY` with the server's default workers, as the
+ * store's bulk loads build it), ef_construction 32, and a halfvec column with
+ * a halfvec HNSW index.
  *
  * Run: npx tsx bench/postgres-inserts.ts [--n=4000] [--only=substring]
  * (DATABASE_URL, or a throwaway cluster as bench:postgres starts).
@@ -37,7 +38,7 @@ interface Variant {
   /** Connections inserting at once (each its share of the batches). */
   clients?: number;
   /** Build this index after the rows are in, with this many parallel maintenance workers. */
-  buildAfter?: { index: string; workers: number };
+  buildAfter?: { index: string; workers: number; concurrently?: boolean };
 }
 const HNSW = (ops: string, ef: number) => `USING hnsw (embedding ${ops}) WITH (m = 16, ef_construction = ${ef})`;
 const variants: Record<string, Variant> = {
@@ -47,6 +48,7 @@ const variants: Record<string, Variant> = {
   "vector, no index, binary VALUES": { column: `vector(${DIMS})`, index: "", binary: true },
   "vector, no index, then CREATE INDEX HNSW(16,64)": { column: `vector(${DIMS})`, index: "", binary: true, buildAfter: { index: HNSW("vector_cosine_ops", 64), workers: 0 } },
   "the same, 1 parallel maintenance worker": { column: `vector(${DIMS})`, index: "", binary: true, buildAfter: { index: HNSW("vector_cosine_ops", 64), workers: 1 } },
+  "the same, CONCURRENTLY, server's default workers (the store's bulk loads)": { column: `vector(${DIMS})`, index: "", binary: true, buildAfter: { index: HNSW("vector_cosine_ops", 64), workers: -1, concurrently: true } },
   "vector, HNSW(16,32), binary VALUES": { column: `vector(${DIMS})`, index: HNSW("vector_cosine_ops", 32), binary: true },
   "halfvec, HNSW(16,64), binary VALUES": { column: `halfvec(${DIMS})`, index: HNSW("halfvec_cosine_ops", 64), binary: true, cast: "::halfvec" },
 };
@@ -91,8 +93,8 @@ async function main() {
         }),
       );
       if (v.buildAfter) {
-        await c.query(`SET max_parallel_maintenance_workers = ${v.buildAfter.workers}`);
-        await c.query(`CREATE INDEX ON insert_probe ${v.buildAfter.index}`);
+        if (v.buildAfter.workers >= 0) await c.query(`SET max_parallel_maintenance_workers = ${v.buildAfter.workers}`);
+        await c.query(`CREATE INDEX${v.buildAfter.concurrently ? " CONCURRENTLY" : ""} ON insert_probe ${v.buildAfter.index}`);
         await c.query("RESET max_parallel_maintenance_workers");
       }
       const ms = performance.now() - t0;
