@@ -2,6 +2,8 @@ import pg from "pg";
 import { afterAll, expect, it } from "vitest";
 import { PostgresMemoryStore } from "../../src/store/postgres/index.js";
 import type { PostgresMemoryStoreOptions } from "../../src/store/postgres/options.js";
+import { IndexSettler } from "../../src/store/postgres/index-settler.js";
+import { tables } from "../../src/store/postgres/sql.js";
 import { lowRankUnitVectors, PrecomputedEmbeddings } from "../../bench/lib/vectors.js";
 import { databaseUrl, describeWithVectors, freshSchema } from "./real-server.js";
 
@@ -125,5 +127,59 @@ describeWithVectors("PostgresMemoryStore: bulk loads build the HNSW index in one
     await third.setup();
     expect((await indexOf(schema))?.valid).toBe(true);
     for (let q = 0; q < 3; q++) expect(await keysOf(third, q)).toEqual(await keysOf(ref, q));
+  });
+});
+
+describeWithVectors("IndexSettler: an index a stopped bulk load left missing", () => {
+  const pool = new pg.Pool({ connectionString: databaseUrl(), max: 4 });
+  const schema = freshSchema();
+  afterAll(async () => {
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool.end();
+  });
+
+  it("is built by another process's poll once it has been missing with nothing pending at two polls in a row", async () => {
+    const store = new PostgresMemoryStore({ pool, schema, index: { dims: 8, embeddings: new PrecomputedEmbeddings(lowRankUnitVectors(50, 8, 1), lowRankUnitVectors(1, 8, 2), 8), fields: ["text"] } });
+    await store.batch(Array.from({ length: 50 }, (_, i) => ({ namespace: ["u"], key: `k${i}`, value: { text: `v:${i}` } })));
+    await store.flushIndex();
+    await store.close();
+    const t = tables(schema, "memory_");
+    const onClient = async <T>(fn: (db: pg.PoolClient) => Promise<T>, tx: boolean): Promise<T> => {
+      const c = await pool.connect();
+      try {
+        if (tx) await c.query("BEGIN");
+        const out = await fn(c);
+        if (tx) await c.query("COMMIT");
+        return out;
+      } catch (err) {
+        if (tx) await c.query("ROLLBACK");
+        throw err;
+      } finally {
+        c.release();
+      }
+    };
+    const settler = new IndexSettler({
+      tables: t,
+      transaction: (fn) => onClient(fn, true),
+      workers: 1,
+      maxPending: 1000,
+      logger: console,
+      bulk: { m: 16, efConstruction: 64, dims: 8, session: (fn) => onClient(fn, false) },
+      pollMs: 100,
+    });
+    settler.start();
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      // The process that dropped it for its load was killed before building it again.
+      await pool.query(`DROP INDEX "${schema}"."memory_vectors_hnsw"`);
+      let valid = false;
+      for (let i = 0; i < 100 && !valid; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        valid = (await pool.query(`SELECT 1 FROM pg_index WHERE indexrelid = to_regclass($1) AND indisvalid`, [`"${schema}"."memory_vectors_hnsw"`])).rows.length === 1;
+      }
+      expect(valid).toBe(true);
+    } finally {
+      await settler.stop();
+    }
   });
 });

@@ -23,6 +23,8 @@ export interface IndexSettlerOptions {
    * vector is inserted into the index row by row (PGlite).
    */
   bulk?: HnswIndexSpec & { session: <T>(fn: (db: Queryable) => Promise<T>) => Promise<T> };
+  /** How often the tables are looked at for rows and indexes other processes left, in ms (tests shorten it). */
+  pollMs?: number;
 }
 
 /** Vectors moved per transaction: a fraction of a second of HNSW inserts, so locks stay short. */
@@ -113,7 +115,7 @@ export class IndexSettler {
       this.timer = setInterval(() => {
         this.kick(1);
         void this.lookForAbandonedLoad();
-      }, POLL_MS);
+      }, this.options.pollMs ?? POLL_MS);
       this.timer.unref();
     }
     this.kick(Number.POSITIVE_INFINITY);
