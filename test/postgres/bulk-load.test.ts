@@ -1,11 +1,11 @@
 import pg from "pg";
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { PostgresMemoryStore } from "../../src/store/postgres/index.js";
 import type { PostgresMemoryStoreOptions } from "../../src/store/postgres/options.js";
 import { IndexSettler } from "../../src/store/postgres/index-settler.js";
 import { tables } from "../../src/store/postgres/sql.js";
 import { lowRankUnitVectors, PrecomputedEmbeddings } from "../../bench/lib/vectors.js";
-import { databaseUrl, describeWithVectors, freshSchema } from "./real-server.js";
+import { databaseUrl, describeWithVectors, freshSchema, schemasForFile } from "./real-server.js";
 
 /**
  * Bulk loads into an (almost) empty store on the real server: when writes
@@ -19,14 +19,7 @@ const D = 64;
 const N = 400;
 
 describeWithVectors("PostgresMemoryStore: bulk loads build the HNSW index in one pass", () => {
-  const admin = new pg.Pool({ connectionString: databaseUrl(), max: 2 });
-  const schemas: string[] = [];
-  const stores: PostgresMemoryStore[] = [];
-  afterAll(async () => {
-    for (const s of stores) await s.close();
-    for (const s of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
-    await admin.end();
-  });
+  const { admin, schemas, stores } = schemasForFile();
   // Distinct embedding-like vectors, so that an exact search and a walk of the graph give one order.
   const embeddings = new PrecomputedEmbeddings(lowRankUnitVectors(N, D, 5), lowRankUnitVectors(6, D, 6), D);
   const open = (schema: string, hnsw: PostgresMemoryStoreOptions["hnsw"] = {}): PostgresMemoryStore => {
@@ -128,17 +121,11 @@ describeWithVectors("PostgresMemoryStore: bulk loads build the HNSW index in one
     expect((await indexOf(schema))?.valid).toBe(true);
     for (let q = 0; q < 3; q++) expect(await keysOf(third, q)).toEqual(await keysOf(ref, q));
   });
-});
 
-describeWithVectors("IndexSettler: an index a stopped bulk load left missing", () => {
-  const pool = new pg.Pool({ connectionString: databaseUrl(), max: 4 });
-  const schema = freshSchema();
-  afterAll(async () => {
-    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await pool.end();
-  });
-
-  it("is built by another process's poll once it has been missing with nothing pending at two polls in a row", async () => {
+  it("an index a stopped bulk load left missing is built by another process's poll (missing with nothing pending at two polls in a row)", async () => {
+    const schema = freshSchema();
+    schemas.push(schema);
+    const pool = admin;
     const store = new PostgresMemoryStore({ pool, schema, index: { dims: 8, embeddings: new PrecomputedEmbeddings(lowRankUnitVectors(50, 8, 1), lowRankUnitVectors(1, 8, 2), 8), fields: ["text"] } });
     await store.batch(Array.from({ length: 50 }, (_, i) => ({ namespace: ["u"], key: `k${i}`, value: { text: `v:${i}` } })));
     await store.flushIndex();
@@ -175,7 +162,7 @@ describeWithVectors("IndexSettler: an index a stopped bulk load left missing", (
       let valid = false;
       for (let i = 0; i < 100 && !valid; i++) {
         await new Promise((r) => setTimeout(r, 100));
-        valid = (await pool.query(`SELECT 1 FROM pg_index WHERE indexrelid = to_regclass($1) AND indisvalid`, [`"${schema}"."memory_vectors_hnsw"`])).rows.length === 1;
+        valid = (await indexOf(schema))?.valid === true;
       }
       expect(valid).toBe(true);
     } finally {

@@ -7,7 +7,7 @@ import { moveChunk } from "../../src/store/postgres/index-settler.js";
 import { tables } from "../../src/store/postgres/sql.js";
 import { FakeEmbeddings } from "../helpers/fake-embeddings.js";
 import { lowRankUnitVectors, PrecomputedEmbeddings } from "../../bench/lib/vectors.js";
-import { databaseUrl, describeWithVectors, freshSchema } from "./real-server.js";
+import { databaseUrl, describeWithVectors, freshSchema, schemasForFile } from "./real-server.js";
 
 /**
  * Deferred indexing on the real server (hnsw.deferredIndexing, the
@@ -20,14 +20,7 @@ import { databaseUrl, describeWithVectors, freshSchema } from "./real-server.js"
 const DIMS = 32;
 
 describeWithVectors("PostgresMemoryStore: deferred indexing", () => {
-  const admin = new pg.Pool({ connectionString: databaseUrl(), max: 2 });
-  const schemas: string[] = [];
-  const stores: PostgresMemoryStore[] = [];
-  afterAll(async () => {
-    for (const s of stores) await s.close();
-    for (const s of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
-    await admin.end();
-  });
+  const { admin, schemas, stores } = schemasForFile();
   const open = (schema: string, hnsw: PostgresMemoryStoreOptions["hnsw"] = {}, more: Partial<PostgresMemoryStoreOptions> = {}): PostgresMemoryStore => {
     if (!schemas.includes(schema)) schemas.push(schema);
     const store = new PostgresMemoryStore({

@@ -25,6 +25,23 @@ let counter = 0;
 /** A schema name no other store of this run uses. */
 export const freshSchema = (): string => `r${process.pid}_${++counter}`;
 
+/**
+ * A pool of the real server for the calling test file, and the stores and
+ * schemas its tests open (push them): after its tests the stores are closed,
+ * the schemas dropped and the pool ended.
+ */
+export function schemasForFile(): { admin: pg.Pool; schemas: string[]; stores: PostgresMemoryStore[] } {
+  const admin = new pg.Pool({ connectionString: databaseUrl(), max: 4 });
+  const schemas: string[] = [];
+  const stores: PostgresMemoryStore[] = [];
+  afterAll(async () => {
+    for (const s of stores) await s.close();
+    for (const s of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
+    await admin.end();
+  });
+  return { admin, schemas, stores };
+}
+
 /** One pool of the real server for the calling test file (ended after its tests). */
 export function poolForFile(max = 4): { readonly pool: pg.Pool } {
   const holder = {} as { pool: pg.Pool };
