@@ -268,14 +268,18 @@ async function bestScores(ctx: PgSearchContext, q: Buffer, ids: string[]): Promi
 
 /**
  * Exact, for a small selection: every item in scope (live, filter), each
- * with its best distance to `q` over all its vectors (a primary-key probe of
- * the vectors per item, inside a LATERAL that keeps it per item), nearest
- * first, ties by id. With `nearest` (the vector-only ranking) only items
- * that have vectors, and the first `nearest` of them; otherwise every item
- * (`d` null without vectors, or without `q`), so that BM25, the vector
- * ranking and their fusion all come from this one statement. The text
- * depends only on the shape (filter structure, `q` or not, `nearest` or
- * not), so it runs as a named prepared statement.
+ * with its best distance to `q` over all its vectors, nearest first, ties by
+ * id. The vectors are read first, as raw pgvector reads one user's: the
+ * scope's range of each vector table's primary key (the indexed one and the
+ * pending one, each read once), their distances, the best per item. With
+ * `nearest` (the vector-only ranking) only items that have vectors: the
+ * items in distance order, each row fetched by a primary-key probe until
+ * `nearest` pass (live, filter), so a page of 10 probes 10 items, not the
+ * whole scope. Otherwise every item (`d` null without vectors, or without
+ * `q`) joined to its best distance, so that BM25, the vector ranking and
+ * their fusion all come from this one statement. The text depends only on
+ * the shape (filter structure, `q` or not, `nearest` or not), so it runs as
+ * a named prepared statement.
  */
 export function scopeRowsSql(
   t: Tables,
@@ -285,20 +289,23 @@ export function scopeRowsSql(
   nearest?: number,
 ): { text: string; values: unknown[] } {
   const p = new Params();
-  const where = `${scopeSql("i.ns", req.namespacePrefix, p)} AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)}`;
-  if (q === null) return { text: `SELECT ${ITEM_COLUMNS}, NULL::float8 AS d FROM ${t.items} i WHERE ${where}`, values: p.values };
+  if (q === null) {
+    const where = `${scopeSql("i.ns", req.namespacePrefix, p)} AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)}`;
+    return { text: `SELECT ${ITEM_COLUMNS}, NULL::float8 AS d FROM ${t.items} i WHERE ${where}`, values: p.values };
+  }
   const qp = p.add(q);
-  // Indexed vectors: a primary-key probe per item. Pending ones (see everyVector): those of the
-  // scope read once and grouped, never probed per item, so that no plan (a generic one made while
-  // the table was empty chooses a sequential scan) reads the pending table once per item.
-  const indexed = `(SELECT min(v.embedding <=> ${qp}::vector) AS d FROM ${t.vectors} v WHERE v.ns = i.ns AND v.key = i.key) x`;
-  const pending = `(SELECT v.ns, v.key, min(v.embedding <=> ${qp}::vector) AS d FROM ${t.pending} v WHERE ${scopeSql("v.ns", req.namespacePrefix, p)} GROUP BY v.ns, v.key) y
-    ON y.ns = i.ns AND y.key = i.key`;
-  const from = `${t.items} i LEFT JOIN LATERAL ${indexed} ON TRUE LEFT JOIN ${pending}`;
-  const text =
-    nearest === undefined
-      ? `SELECT ${ITEM_COLUMNS}, LEAST(x.d, y.d) AS d FROM ${from} WHERE ${where} ORDER BY LEAST(x.d, y.d), i.ns, i.key`
-      : `SELECT ${ITEM_COLUMNS}, LEAST(x.d, y.d) AS d FROM ${from} WHERE ${where} AND LEAST(x.d, y.d) IS NOT NULL ORDER BY LEAST(x.d, y.d), i.ns, i.key LIMIT ${p.add(nearest)}`;
+  const scope = scopeSql("v.ns", req.namespacePrefix, p);
+  const distances = (table: string) => `SELECT v.ns, v.key, v.embedding <=> ${qp}::vector AS d FROM ${table} v WHERE ${scope}`;
+  const best = `SELECT v.ns, v.key, min(v.d) AS d FROM ${everyVector(t, distances)} v GROUP BY v.ns, v.key`;
+  if (nearest === undefined) {
+    const where = `${scopeSql("i.ns", req.namespacePrefix, p)} AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)}`;
+    const text = `SELECT ${ITEM_COLUMNS}, b.d FROM ${t.items} i LEFT JOIN (${best}) b ON b.ns = i.ns AND b.key = i.key WHERE ${where} ORDER BY b.d, i.ns, i.key`;
+    return { text, values: p.values };
+  }
+  // The item rows in distance order (OFFSET 0 keeps both subqueries as written, see "Plans"): the
+  // outer ORDER BY is the inner one, so the probes stop once the page is full.
+  const item = `(SELECT ${ITEM_COLUMNS} FROM ${t.items} i WHERE i.ns = b.ns AND i.key = b.key AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)} OFFSET 0) i`;
+  const text = `SELECT i.*, b.d FROM (${best} ORDER BY min(v.d), v.ns, v.key OFFSET 0) b CROSS JOIN LATERAL ${item} ORDER BY b.d, b.ns, b.key LIMIT ${p.add(nearest)}`;
   return { text, values: p.values };
 }
 
