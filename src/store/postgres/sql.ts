@@ -87,13 +87,15 @@ export const liveSql = (alias: string, now: number, params: Params): string =>
  */
 export function vectorParam(v: ArrayLike<number>): Buffer {
   const out = Buffer.allocUnsafe(4 + 4 * v.length);
+  // The floats written straight into the buffer through a Float32Array over it (the same
+  // round-to-nearest as writeFloatBE), then one byte swap of the whole buffer on little-endian
+  // machines, header after: one allocation and no copy (3 µs instead of 7-9 for 512 dimensions).
+  // Node's buffer pool hands out 8-byte-aligned slices; an unaligned one is copied instead.
+  if (out.byteOffset % 4 === 0) new Float32Array(out.buffer, out.byteOffset + 4, v.length).set(v);
+  else Buffer.from(Float32Array.from(v).buffer).copy(out, 4);
+  if (LITTLE_ENDIAN) out.swap32();
   out.writeInt16BE(v.length, 0);
   out.writeInt16BE(0, 2);
-  // The floats through a Float32Array (the same round-to-nearest as writeFloatBE), then one
-  // byte swap of the whole run on little-endian machines: 3 µs instead of 7-9 for 512 dimensions.
-  const floats = Buffer.from(Float32Array.from(v).buffer);
-  if (LITTLE_ENDIAN) floats.swap32();
-  floats.copy(out, 4);
   return out;
 }
 
