@@ -57,7 +57,7 @@ const origQuery = pg.Client.prototype.query as (...a: unknown[]) => Promise<unkn
 
 const data = lowRankUnitVectors(n, DIMS, 1);
 const queries = lowRankUnitVectors(nQueries, DIMS, 2);
-const store = new PostgresMemoryStore({ connectionString: url, poolConfig: { max: 2 }, index: { dims: DIMS, embeddings: new PrecomputedEmbeddings(data, queries, DIMS), fields: ["text"] }, retrieval: "vector" });
+const store = new PostgresMemoryStore({ connectionString: url, poolConfig: { max: 2, ...(process.env.PCM ? { options: `-c plan_cache_mode=${process.env.PCM}` } : {}) }, index: { dims: DIMS, embeddings: new PrecomputedEmbeddings(data, queries, DIMS), fields: ["text"] }, retrieval: "vector" });
 await store.setup();
 if (!exists) {
   for (let s = 0; s < n; s += 500) {

@@ -6,7 +6,7 @@ import { matchesFilter } from "../filter.js";
 import { liftReplacementScores, supersededAfterReplacement, supersedesKey } from "../superseded.js";
 import type { RetrievalMode } from "../retrieval-mode.js";
 import { filterSql } from "./sql-filter.js";
-import { everyVector, literals, liveSql, nsLabels, Params, rowId, scopeSql, vectorParam, type Queryable, type Tables } from "./sql.js";
+import { everyVector, literals, liveSql, nsLabels, opaque, Params, rowId, scopeSql, vectorParam, type Queryable, type Tables } from "./sql.js";
 import type { PlanCache } from "./plan-cache.js";
 import type { PreparedStatements } from "./prepared.js";
 import { withWalkSettings, type WalkSettingsMode } from "./walk-settings.js";
@@ -304,11 +304,12 @@ export function scopeRowsSql(
     return { text: `SELECT ${ITEM_COLUMNS}, NULL::float8 AS d FROM ${t.items} i WHERE ${where}`, values: p.values };
   }
   const qp = p.add(q);
-  const scope = scopeSql("v.ns", req.namespacePrefix, p);
+  // The range of the scope through an InitPlan (see opaque): the statement keeps its generic plan.
+  const scope = scopeSql("v.ns", req.namespacePrefix, opaque(p));
   const distances = (table: string) => `SELECT v.ns, v.key, v.embedding <=> ${qp}::vector AS d FROM ${table} v WHERE ${scope}`;
   const best = `SELECT v.ns, v.key, min(v.d) AS d FROM ${everyVector(t, distances)} v GROUP BY v.ns, v.key`;
   if (nearest === undefined) {
-    const where = `${scopeSql("i.ns", req.namespacePrefix, p)} AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)}`;
+    const where = `${scopeSql("i.ns", req.namespacePrefix, opaque(p))} AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)}`;
     const text = `SELECT ${ITEM_COLUMNS}, b.d FROM ${t.items} i LEFT JOIN (${best}) b ON b.ns = i.ns AND b.key = i.key WHERE ${where} ORDER BY b.d, i.ns, i.key`;
     return { text, values: p.values };
   }
