@@ -19,6 +19,7 @@ import { PostgresMemoryStore } from "../src/store/postgres/index.js";
 import { fittedEfSearch } from "../src/store/postgres/fitted-ef.js";
 import { vectorParam } from "../src/store/postgres/sql.js";
 import { benchServer } from "./lib/pg-server.js";
+import { statementLog } from "./lib/pg-statement-log.js";
 import { latency, lowRankUnitVectors, PrecomputedEmbeddings, row } from "./lib/vectors.js";
 
 const DIMS = 512;
@@ -39,21 +40,9 @@ if (!exists) await admin.query(`CREATE DATABASE ${dbName}`);
 await admin.end();
 const url = Object.assign(new URL(serverUrl), { pathname: `/${dbName}` }).toString();
 
-// Log every statement sent through `pg`, with its round-trip time.
-const log: { text: string; values?: unknown[]; ms: number }[] = [];
-let logging = false;
-const origQuery = pg.Client.prototype.query as (...a: unknown[]) => Promise<unknown>;
-(pg.Client.prototype as unknown as { query: unknown }).query = function (this: pg.Client, ...a: unknown[]) {
-  const t0 = performance.now();
-  const out = origQuery.apply(this, a);
-  if (logging && out && typeof (out as Promise<unknown>).then === "function") {
-    const first = a[0] as string | { text: string; values?: unknown[] };
-    const text = typeof first === "string" ? first : first.text;
-    const values = typeof first === "string" ? (a[1] as unknown[] | undefined) : first.values;
-    return (out as Promise<unknown>).then((r) => (log.push({ text, values, ms: performance.now() - t0 }), r));
-  }
-  return out;
-};
+// Every statement sent through `pg`, with its round-trip time, while trace.on.
+const trace = statementLog();
+const log = trace.log;
 
 const data = lowRankUnitVectors(n, DIMS, 1);
 const queries = lowRankUnitVectors(nQueries, DIMS, 2);
@@ -107,9 +96,9 @@ if (loop > 0) {
     const [o, r] = [latency(ms[0]!), latency(ms[1]!)];
     console.log(`\n=== ${which} user(s): ours p50 ${o.p50.toFixed(3)} ms, raw ${r.p50.toFixed(3)} ms, ratio ${(o.p50 / r.p50).toFixed(2)}; node CPU/search ours ${(cpu[0]! / nQueries).toFixed(3)} ms, raw ${(cpu[1]! / nQueries).toFixed(3)} ms (load ${os.loadavg()[0].toFixed(2)})`);
     log.length = 0;
-    logging = true;
+    trace.on = true;
     await ours(which)(1);
-    logging = false;
+    trace.on = false;
     for (const l of log) console.log(`  ${l.ms.toFixed(3).padStart(7)} ms  ${short(l.text)}`);
     const client = await store.connectionPool!.connect();
     try {
