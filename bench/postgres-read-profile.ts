@@ -7,6 +7,8 @@
  * vector statements with the store's own settings.
  *
  * The loaded database is kept (`pgread_<n>`), so re-runs skip the load.
+ * With --layers: one user's search layer by layer (store, its statement
+ * through `pg`, that statement returning keys only, raw), CPU per query.
  * With --loop=N only N searches of --prefix (one|all) run (--side=raw: the raw statement), for
  * `node --cpu-prof` (`npx tsx --cpu-prof bench/postgres-read-profile.ts --loop=3000`).
  *
@@ -17,7 +19,8 @@ import os from "node:os";
 import pg from "pg";
 import { PostgresMemoryStore } from "../src/store/postgres/index.js";
 import { fittedEfSearch } from "../src/store/postgres/fitted-ef.js";
-import { vectorParam } from "../src/store/postgres/sql.js";
+import { scopeRowsSql } from "../src/store/postgres/search.js";
+import { tables, vectorParam } from "../src/store/postgres/sql.js";
 import { benchServer } from "./lib/pg-server.js";
 import { statementLog } from "./lib/pg-statement-log.js";
 import { latency, lowRankUnitVectors, PrecomputedEmbeddings, row } from "./lib/vectors.js";
@@ -66,7 +69,30 @@ const rawSql: Record<string, string> = {
 const ours = (which: string) => (q: number) => store.search(prefixes[which]!, { query: `q:${q % nQueries}`, limit: K });
 const rawSide = (which: string) => (q: number) => raw.query(rawSql[which]!, [qs[q % nQueries]]);
 
-if (loop > 0) {
+if (args.has("layers")) {
+  // One user's search layer by layer, this process's CPU per query, the four sides rotating query by
+  // query: the store; its ranked statement sent straight through `pg` (same name, text and values);
+  // that statement returning keys only; raw pgvector.
+  const t = tables("public", "memory_");
+  const statement = (q: number) => scopeRowsSql(t, { namespacePrefix: prefixes.one! }, Date.now(), qs[q % nQueries]!, K);
+  const sides: [string, (q: number) => Promise<unknown>][] = [
+    ["store.search", ours("one")],
+    ["its statement", (q) => { const s = statement(q); return raw.query({ name: "layers_rows", text: s.text, values: s.values }); }],
+    ["keys only", (q) => { const s = statement(q); return raw.query({ name: "layers_keys", text: s.text.replace("SELECT i.*, b.d", "SELECT i.key"), values: s.values }); }],
+    ["raw pgvector", rawSide("one")],
+  ];
+  const cpu = sides.map(() => 0);
+  for (let q = 0; q < nQueries * 10 + 20; q++) {
+    for (let j = 0; j < sides.length; j++) {
+      const s = (j + q) % sides.length;
+      const c = process.cpuUsage();
+      await sides[s]![1](q);
+      const u = process.cpuUsage(c);
+      if (q >= 20) cpu[s]! += (u.user + u.system) / 1000;
+    }
+  }
+  console.log(`${sides.map(([name], s) => `${name} ${(cpu[s]! / (nQueries * 10)).toFixed(3)}`).join(", ")} ms of this process's CPU per query (load ${os.loadavg()[0].toFixed(2)})`);
+} else if (loop > 0) {
   const which = args.get("prefix") ?? "one";
   const side = args.get("side") === "raw" ? rawSide(which) : ours(which);
   for (let q = 0; q < 50; q++) await side(q);
