@@ -13,6 +13,7 @@ import { vector } from "@electric-sql/pglite-pgvector";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import pg from "pg";
 import { PostgresMemoryStore } from "../src/store/postgres/index.js";
+import { statementLog } from "./lib/pg-statement-log.js";
 import { latency, lowRankUnitVectors, PrecomputedEmbeddings } from "./lib/vectors.js";
 
 const DIMS = 512;
@@ -28,21 +29,9 @@ const server = new PGLiteSocketServer({ db, port: 0, host: "127.0.0.1" });
 await server.start();
 const url = `postgres://postgres:postgres@${server.getServerConn()}/postgres`;
 
-// Log every statement sent through `pg`, with its round-trip time.
-const log: { text: string; values?: unknown[]; ms: number }[] = [];
-let logging = false;
-const origQuery = pg.Client.prototype.query as (...a: unknown[]) => Promise<unknown>;
-(pg.Client.prototype as unknown as { query: unknown }).query = function (this: pg.Client, ...a: unknown[]) {
-  const t0 = performance.now();
-  const out = origQuery.apply(this, a);
-  if (logging && out && typeof (out as Promise<unknown>).then === "function") {
-    const first = a[0] as string | { text: string; values?: unknown[] };
-    const text = typeof first === "string" ? first : first.text;
-    const values = typeof first === "string" ? (a[1] as unknown[] | undefined) : first.values;
-    return (out as Promise<unknown>).then((r) => (log.push({ text, values, ms: performance.now() - t0 }), r));
-  }
-  return out;
-};
+// Every statement sent through `pg`, with its round-trip time, while trace.on.
+const trace = statementLog();
+const log = trace.log;
 
 const data = lowRankUnitVectors(n, DIMS, 1);
 const queries = lowRankUnitVectors(20, DIMS, 2);
@@ -73,13 +62,13 @@ for (const [label, prefix] of [
   for (let q = 0; q < 3; q++) await store.search([...prefix], { query: `q:${q}`, limit: 10 });
   const times: number[] = [];
   log.length = 0;
-  logging = true;
+  trace.on = true;
   for (let q = 0; q < 50; q++) {
     const t0 = performance.now();
     await store.search([...prefix], { query: `q:${q}`, limit: 10 });
     times.push(performance.now() - t0);
   }
-  logging = false;
+  trace.on = false;
   // Median time of each statement kind over the 20 searches.
   const kinds = new Map<string, number[]>();
   for (const l of log) {
@@ -89,11 +78,11 @@ for (const [label, prefix] of [
   console.log(`\n--- ${label}: statement medians over 50 searches`);
   for (const [k, ms] of kinds) console.log(`  ${latency(ms).p50.toFixed(2).padStart(7)} ms ×${ms.length / 50}  ${k}`);
   log.length = 0;
-  logging = true;
+  trace.on = true;
   const t0 = performance.now();
   await store.search([...prefix], { query: "q:5", limit: 10 });
   const total = performance.now() - t0;
-  logging = false;
+  trace.on = false;
   console.log(`\n=== ${label} ${JSON.stringify(prefix)}: store.search p50 ${latency(times).p50.toFixed(2)} ms, min ${Math.min(...times).toFixed(2)} ms (50 queries); traced one: ${total.toFixed(2)} ms, ${log.length} statements`);
   for (const l of log) console.log(`  ${l.ms.toFixed(2).padStart(7)} ms  ${short(l.text)}`);
   const main = log.filter((l) => /^\s*SELECT/.test(l.text) && l.values?.length && (all || /embedding <=>/.test(l.text)));

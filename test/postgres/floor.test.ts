@@ -89,6 +89,21 @@ describeWithVectors("PostgresMemoryStore at its floor (real server)", () => {
     expect([...sent[walk]!.matchAll(/LIMIT (\w+)/g)].map((m) => m[1])).toEqual(["10", "10", "10"]);
   });
 
+  it("a ranked page reads a result's columns only: no index fields, no ordering columns (each column costs the driver per statement)", async () => {
+    const vectorOnly = open({ retrieval: "vector" });
+    for (const prefix of [["users"], ["users", "u1"]]) {
+      await vectorOnly.search(prefix, { query: idText("q", 1), limit: 10 }); // the small/large count first
+      sent.length = 0;
+      const hits = await vectorOnly.search(prefix, { query: idText("q", 1), limit: 10 });
+      expect(hits).toHaveLength(10);
+      expect(hits.every((h) => h.createdAt instanceof Date && typeof h.value.text === "string")).toBe(true);
+      const ranked = sent.filter((t) => t.includes("<=>"));
+      expect(ranked, sent.join("\n")).toHaveLength(1);
+      expect(ranked[0]).not.toMatch(/index_fields/);
+      expect(ranked[0]).not.toMatch(/^\s*SELECT \*/);
+    }
+  });
+
   it("an explicit efSearch below the fusion pool (50) is the walk's ef_search, in vector and hybrid mode; unset, it fits the table", async () => {
     for (const retrieval of ["vector", "hybrid"] as const) {
       const s = open({ retrieval }, { efSearch: 16 });

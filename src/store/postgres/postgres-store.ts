@@ -22,7 +22,7 @@ import type { MemoryGetOperation, MemorySearchOperation } from "../operations.js
 import type { PostgresMemoryStoreOptions, PostgresStoreStats } from "./options.js";
 import { DEFAULT_CONNECTION_RETRY_MS, DEFAULT_STATEMENT_TIMEOUT_MS, inTransaction, openPool, type StorePool } from "./connection.js";
 import { setupSchema, type IndexManifest, type SetupResult } from "./schema.js";
-import { ITEM_COLUMNS, runSearch, toSearchItem, type ItemRow } from "./search.js";
+import { PAGE_COLUMNS, runSearch, toSearchItem, type ItemRow } from "./search.js";
 import { liveSql, nsPath, Params, scopeSql, tables, type Queryable, type Tables } from "./sql.js";
 import { writeRun, type VectorTarget, type WriteOp } from "./write.js";
 import { IndexSettler } from "./index-settler.js";
@@ -340,7 +340,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
   private async getRow(db: Queryable, op: GetOperation, now: number): Promise<Item | null> {
     const p = new Params();
     const r = await db.query<ItemRow>(
-      `SELECT ${ITEM_COLUMNS} FROM ${this.tables.items} i WHERE i.ns = ${p.add(nsPath(op.namespace))} AND i.key = ${p.add(op.key)} AND ${liveSql("i", now, p)}`,
+      `SELECT ${PAGE_COLUMNS} FROM ${this.tables.items} i WHERE i.ns = ${p.add(nsPath(op.namespace))} AND i.key = ${p.add(op.key)} AND ${liveSql("i", now, p)}`,
       p.values,
     );
     return r.rows[0] ? toSearchItem(r.rows[0]) : null;

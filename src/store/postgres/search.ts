@@ -6,7 +6,7 @@ import { matchesFilter } from "../filter.js";
 import { liftReplacementScores, supersededAfterReplacement, supersedesKey } from "../superseded.js";
 import type { RetrievalMode } from "../retrieval-mode.js";
 import { filterSql } from "./sql-filter.js";
-import { everyVector, literals, liveSql, nsLabels, Params, rowId, scopeSql, vectorParam, type Queryable, type Tables } from "./sql.js";
+import { everyVector, literals, liveSql, nsLabels, opaque, Params, rowId, scopeSql, vectorParam, type Queryable, type Tables } from "./sql.js";
 import type { PlanCache } from "./plan-cache.js";
 import type { PreparedStatements } from "./prepared.js";
 import { withWalkSettings, type WalkSettingsMode } from "./walk-settings.js";
@@ -18,14 +18,24 @@ export interface ItemRow {
   ns: string;
   key: string;
   value: Record<string, unknown>;
-  index_fields: false | string[] | null;
+  /** Read only where the keyword side ranks the rows itself (a small selection's BM25): see ITEM_COLUMNS. */
+  index_fields?: false | string[] | null;
   created_at: string;
   updated_at: string;
   /** Set when the item has a TTL (a read restarts it). */
   ttl_minutes: number | null;
 }
 
-export const ITEM_COLUMNS = "i.ns, i.key, i.value, i.index_fields, i.created_at, i.updated_at, i.ttl_minutes";
+/**
+ * The columns a result needs. Every column costs the driver per statement
+ * (a parser looked up per column of each RowDescription, a value per row),
+ * so ranked pages read these only.
+ */
+export const PAGE_COLUMNS = "i.ns, i.key, i.value, i.created_at, i.updated_at, i.ttl_minutes";
+/** A result's columns and the item's index fields, for BM25 over the rows themselves (keywordSmall). */
+export const ITEM_COLUMNS = `${PAGE_COLUMNS}, i.index_fields`;
+/** PAGE_COLUMNS of the index walk's merged branches (`u`). */
+const WALK_COLUMNS = PAGE_COLUMNS.replace(/\bi\./g, "u.");
 
 export function toSearchItem(row: ItemRow, score?: number): SearchItem {
   const out: SearchItem = {
@@ -113,7 +123,7 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
     const p = new Params();
     const r = await runStatement<ItemRow>(
       ctx,
-      `SELECT ${ITEM_COLUMNS} FROM ${t.items} i WHERE ${scopeWhere(req, ctx, p)} ORDER BY i.updated_at DESC, i.ns, i.key LIMIT ${p.add(req.limit)} OFFSET ${p.add(req.offset)}`,
+      `SELECT ${PAGE_COLUMNS} FROM ${t.items} i WHERE ${scopeWhere(req, ctx, p)} ORDER BY i.updated_at DESC, i.ns, i.key LIMIT ${p.add(req.limit)} OFFSET ${p.add(req.offset)}`,
       p.values,
     );
     return finish(r.rows.filter(keep).map((row) => ({ id: rowId(row.ns, row.key) })), rows);
@@ -199,7 +209,7 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
     const noVectors = useVectors ? `AND NOT EXISTS ${everyVector(t, (v) => `SELECT 1 FROM ${v} v WHERE v.ns = i.ns AND v.key = i.key`)}` : "";
     const r = await runStatement<ItemRow>(
       ctx,
-      `SELECT ${ITEM_COLUMNS} FROM ${t.items} i WHERE ${scopeWhere(req, ctx, p)} ${noVectors}
+      `SELECT ${PAGE_COLUMNS} FROM ${t.items} i WHERE ${scopeWhere(req, ctx, p)} ${noVectors}
        AND (i.ns, i.key) NOT IN (SELECT * FROM unnest(${p.add(seenPairs.map((s) => s[0]))}::text[], ${p.add(seenPairs.map((s) => s[1]))}::text[]))
        ORDER BY i.updated_at DESC, i.ns, i.key LIMIT ${p.add(need - ranked.length)}`,
       p.values,
@@ -241,7 +251,7 @@ async function loadRows(ctx: PgSearchContext, ids: string[], req: PgSearchReques
   const r = await runStatement<ItemRow>(
     ctx,
     `SELECT i.* FROM unnest(${p.add(ns)}::text[], ${p.add(keys)}::text[]) AS u(ns, key)
-     CROSS JOIN LATERAL (SELECT ${ITEM_COLUMNS} FROM ${ctx.tables.items} i WHERE i.ns = u.ns AND i.key = u.key AND ${scopeWhere(req, ctx, p)} OFFSET 0) i`,
+     CROSS JOIN LATERAL (SELECT ${PAGE_COLUMNS} FROM ${ctx.tables.items} i WHERE i.ns = u.ns AND i.key = u.key AND ${scopeWhere(req, ctx, p)} OFFSET 0) i`,
     p.values,
   );
   for (const row of r.rows) keep(row);
@@ -268,14 +278,18 @@ async function bestScores(ctx: PgSearchContext, q: Buffer, ids: string[]): Promi
 
 /**
  * Exact, for a small selection: every item in scope (live, filter), each
- * with its best distance to `q` over all its vectors (a primary-key probe of
- * the vectors per item, inside a LATERAL that keeps it per item), nearest
- * first, ties by id. With `nearest` (the vector-only ranking) only items
- * that have vectors, and the first `nearest` of them; otherwise every item
- * (`d` null without vectors, or without `q`), so that BM25, the vector
- * ranking and their fusion all come from this one statement. The text
- * depends only on the shape (filter structure, `q` or not, `nearest` or
- * not), so it runs as a named prepared statement.
+ * with its best distance to `q` over all its vectors, nearest first, ties by
+ * id. The vectors are read first, as raw pgvector reads one user's: the
+ * scope's range of each vector table's primary key (the indexed one and the
+ * pending one, each read once), their distances, the best per item. With
+ * `nearest` (the vector-only ranking) only items that have vectors: the
+ * items in distance order, each row fetched by a primary-key probe until
+ * `nearest` pass (live, filter), so a page of 10 probes 10 items, not the
+ * whole scope. Otherwise every item (`d` null without vectors, or without
+ * `q`) joined to its best distance, so that BM25, the vector ranking and
+ * their fusion all come from this one statement. The text depends only on
+ * the shape (filter structure, `q` or not, `nearest` or not), so it runs as
+ * a named prepared statement.
  */
 export function scopeRowsSql(
   t: Tables,
@@ -285,20 +299,24 @@ export function scopeRowsSql(
   nearest?: number,
 ): { text: string; values: unknown[] } {
   const p = new Params();
-  const where = `${scopeSql("i.ns", req.namespacePrefix, p)} AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)}`;
-  if (q === null) return { text: `SELECT ${ITEM_COLUMNS}, NULL::float8 AS d FROM ${t.items} i WHERE ${where}`, values: p.values };
+  if (q === null) {
+    const where = `${scopeSql("i.ns", req.namespacePrefix, p)} AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)}`;
+    return { text: `SELECT ${ITEM_COLUMNS}, NULL::float8 AS d FROM ${t.items} i WHERE ${where}`, values: p.values };
+  }
   const qp = p.add(q);
-  // Indexed vectors: a primary-key probe per item. Pending ones (see everyVector): those of the
-  // scope read once and grouped, never probed per item, so that no plan (a generic one made while
-  // the table was empty chooses a sequential scan) reads the pending table once per item.
-  const indexed = `(SELECT min(v.embedding <=> ${qp}::vector) AS d FROM ${t.vectors} v WHERE v.ns = i.ns AND v.key = i.key) x`;
-  const pending = `(SELECT v.ns, v.key, min(v.embedding <=> ${qp}::vector) AS d FROM ${t.pending} v WHERE ${scopeSql("v.ns", req.namespacePrefix, p)} GROUP BY v.ns, v.key) y
-    ON y.ns = i.ns AND y.key = i.key`;
-  const from = `${t.items} i LEFT JOIN LATERAL ${indexed} ON TRUE LEFT JOIN ${pending}`;
-  const text =
-    nearest === undefined
-      ? `SELECT ${ITEM_COLUMNS}, LEAST(x.d, y.d) AS d FROM ${from} WHERE ${where} ORDER BY LEAST(x.d, y.d), i.ns, i.key`
-      : `SELECT ${ITEM_COLUMNS}, LEAST(x.d, y.d) AS d FROM ${from} WHERE ${where} AND LEAST(x.d, y.d) IS NOT NULL ORDER BY LEAST(x.d, y.d), i.ns, i.key LIMIT ${p.add(nearest)}`;
+  // The range of the scope through an InitPlan (see opaque): the statement keeps its generic plan.
+  const scope = scopeSql("v.ns", req.namespacePrefix, opaque(p));
+  const distances = (table: string) => `SELECT v.ns, v.key, v.embedding <=> ${qp}::vector AS d FROM ${table} v WHERE ${scope}`;
+  const best = `SELECT v.ns, v.key, min(v.d) AS d FROM ${everyVector(t, distances)} v GROUP BY v.ns, v.key`;
+  if (nearest === undefined) {
+    const where = `${scopeSql("i.ns", req.namespacePrefix, opaque(p))} AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)}`;
+    const text = `SELECT ${ITEM_COLUMNS}, b.d FROM ${t.items} i LEFT JOIN (${best}) b ON b.ns = i.ns AND b.key = i.key WHERE ${where} ORDER BY b.d, i.ns, i.key`;
+    return { text, values: p.values };
+  }
+  // The item rows in distance order (OFFSET 0 keeps both subqueries as written, see "Plans"): the
+  // outer ORDER BY is the inner one, so the probes stop once the page is full.
+  const item = `(SELECT ${PAGE_COLUMNS} FROM ${t.items} i WHERE i.ns = b.ns AND i.key = b.key AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)} OFFSET 0) i`;
+  const text = `SELECT i.*, b.d FROM (${best} ORDER BY min(v.d), v.ns, v.key OFFSET 0) b CROSS JOIN LATERAL ${item} ORDER BY b.d, b.ns, b.key LIMIT ${p.add(nearest)}`;
   return { text, values: p.values };
 }
 
@@ -333,7 +351,7 @@ function runStatement<R extends QueryResultRow>(ctx: PgSearchContext, text: stri
 export function annSql(t: Tables, req: Pick<PgSearchRequest, "namespacePrefix" | "filter">, now: number, q: Buffer, k: number): { text: string; values: unknown[] } {
   const p = new Params();
   const qp = p.add(q);
-  const item = `CROSS JOIN LATERAL (SELECT ${ITEM_COLUMNS} FROM ${t.items} i
+  const item = `CROSS JOIN LATERAL (SELECT ${PAGE_COLUMNS} FROM ${t.items} i
        WHERE i.ns = v.ns AND i.key = v.key AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)} OFFSET 0) i`;
   // The scope as literals: the generic plan of this prepared statement must see the range (see literals).
   const scope = scopeSql("v.ns", req.namespacePrefix, literals);
@@ -355,7 +373,8 @@ export function annSql(t: Tables, req: Pick<PgSearchRequest, "namespacePrefix" |
   // Equal distances keep the walk's own order (then the pending rows'), so that the first k rows
   // of a deeper walk are those of a shallower one, and pages of one ranking never overlap.
   const numbered = (table: string) => `SELECT w.*, ${table === t.pending ? 1 : 0} AS b, row_number() OVER () AS o FROM (${nearest(table)}) w`;
-  const text = `SELECT * FROM ${everyVector(t, numbered)} u ORDER BY u.d, u.b, u.o LIMIT ${kp}`;
+  // The page's columns only (not the branch and row numbers that order it).
+  const text = `SELECT u.d, ${WALK_COLUMNS} FROM ${everyVector(t, numbered)} u ORDER BY u.d, u.b, u.o LIMIT ${kp}`;
   return { text, values: p.values };
 }
 

@@ -75,6 +75,18 @@ export const literals: Pick<Params, "add"> = {
   add: (value: unknown) => `E'${String(value).replace(/\\/g, "\\\\").replace(/'/g, "''")}'`,
 };
 
+/**
+ * Parameters whose values the planner does not look at, even when it plans
+ * for the values at hand: each is read through an InitPlan (`(SELECT $n::text)`),
+ * so the custom plans of a prepared statement are costed as its generic plan
+ * is, and PostgreSQL keeps the generic one (planned once per connection)
+ * instead of planning on every call. For a namespace range that an index
+ * reads either way: with the values visible, one user's exact ranking was
+ * planned again on every call (its generic plan is costed for a range of
+ * 0.5% of the table, above the custom plans' estimate), 0.3-0.5 ms each.
+ */
+export const opaque = (params: Params): Pick<Params, "add"> => ({ add: (value: unknown) => `(SELECT ${params.add(value)}::text)` });
+
 /** SQL for "not expired at `now`". */
 export const liveSql = (alias: string, now: number, params: Params): string =>
   `(${alias}.expires_at IS NULL OR ${alias}.expires_at > ${params.add(now)})`;
@@ -87,13 +99,15 @@ export const liveSql = (alias: string, now: number, params: Params): string =>
  */
 export function vectorParam(v: ArrayLike<number>): Buffer {
   const out = Buffer.allocUnsafe(4 + 4 * v.length);
+  // The floats written straight into the buffer through a Float32Array over it (the same
+  // round-to-nearest as writeFloatBE), then one byte swap of the whole buffer on little-endian
+  // machines, header after: one allocation and no copy (3 µs instead of 7-9 for 512 dimensions).
+  // Node's buffer pool hands out 8-byte-aligned slices; an unaligned one is copied instead.
+  if (out.byteOffset % 4 === 0) new Float32Array(out.buffer, out.byteOffset + 4, v.length).set(v);
+  else Buffer.from(Float32Array.from(v).buffer).copy(out, 4);
+  if (LITTLE_ENDIAN) out.swap32();
   out.writeInt16BE(v.length, 0);
   out.writeInt16BE(0, 2);
-  // The floats through a Float32Array (the same round-to-nearest as writeFloatBE), then one
-  // byte swap of the whole run on little-endian machines: 3 µs instead of 7-9 for 512 dimensions.
-  const floats = Buffer.from(Float32Array.from(v).buffer);
-  if (LITTLE_ENDIAN) floats.swap32();
-  floats.copy(out, 4);
   return out;
 }
 
