@@ -31,18 +31,9 @@
  * Vectors come from the bench cache (bench/results/use-lite-vectors.json).
  * TRAIN_C=1 adds the training-only facts set C; TRAIN_EP=1 (or dev1 / dev2) adds the
  * tune conversations of the conversational sets (rows: every turn of the conversation,
- * answers: the evidence turns).
- *
- * The package ships two adapters, one per kind of memory a search looks in
- * (src/embeddings/query-adapter.ts); ADAPTER picks one's recipe, which the
- * settings above may still override:
- *   ADAPTER=facts     set C added (TRAIN_C=1) and weight decay 0.03 (LAMBDA=0.03):
- *                     src/embeddings/use-lite-facts-query-adapter.weights.ts
- *   ADAPTER=episodes  the settings above as they are, no extra set:
- *                     src/embeddings/use-lite-episodes-query-adapter.weights.ts
- * WRITE=1 (with ADAPTER) writes that adapter, trained on both sets' tune parts (and
- * the sets the recipe adds), to its file: `ADAPTER=facts WRITE=1 npx tsx
- * bench/train-query-adapter.ts` reproduces the shipped facts weights.
+ * answers: the evidence turns). The shipped weights use none of these switches.
+ * WRITE=1 writes the adapter trained on both tune parts (and those) to
+ * src/embeddings/use-lite-query-adapter.weights.ts (the shipped weights).
  */
 import { writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -59,11 +50,7 @@ import { loadConversationSet } from "./lib/conversations-large.js";
 const num = (name: string, d: number) => (process.env[name] === undefined ? Number(d) : Number(process.env[name]!.split(",")[0]));
 /** A comma list of values for XVAL=1 (one value otherwise). */
 const list = (name: string, d: number) => (process.env[name] === undefined ? [d] : process.env[name]!.split(",").map(Number));
-/** ADAPTER: which shipped adapter's recipe (and, with WRITE=1, file) this run uses. */
-const ADAPTER = process.env.ADAPTER;
-if (ADAPTER !== undefined && ADAPTER !== "facts" && ADAPTER !== "episodes") throw new Error(`ADAPTER must be facts or episodes, got ${ADAPTER}`);
-if (process.env.WRITE && !ADAPTER) throw new Error("WRITE=1 needs ADAPTER=facts or ADAPTER=episodes (which weights file to write)");
-const DEFAULTS: TrainSettings = { rank: 32, tau: 0.05, lambda: ADAPTER === "facts" ? 0.03 : 0.1, epochs: 100, lr: 0.01, seed: 7, otherNegatives: 0, nearMargin: 0, nearK: 3, nearWeight: 1 };
+const DEFAULTS: TrainSettings = { rank: 32, tau: 0.05, lambda: 0.1, epochs: 100, lr: 0.01, seed: 7, otherNegatives: 0, nearMargin: 0, nearK: 3, nearWeight: 1 };
 const ENV: Record<keyof TrainSettings, string> = {
   rank: "RANK", tau: "TAU", lambda: "LAMBDA", epochs: "EPOCHS", lr: "LR", seed: "SEED",
   otherNegatives: "OTHER_NEG", nearMargin: "NEAR_MARGIN", nearK: "NEAR_K", nearWeight: "NEAR_WEIGHT",
@@ -71,15 +58,12 @@ const ENV: Record<keyof TrainSettings, string> = {
 const settings = Object.fromEntries(Object.entries(ENV).map(([k, e]) => [k, num(e, DEFAULTS[k as keyof TrainSettings])])) as unknown as TrainSettings;
 const DIMS = 512;
 const USE_LITE_MODEL = new UniversalSentenceEncoderEmbeddings().model;
-const WEIGHTS_FILE = new URL(`../src/embeddings/use-lite-${ADAPTER}-query-adapter.weights.ts`, import.meta.url);
-/** The weights module's export: USE_LITE_FACTS_QUERY_ADAPTER or USE_LITE_EPISODES_QUERY_ADAPTER. */
-const WEIGHTS_EXPORT = `USE_LITE_${ADAPTER?.toUpperCase()}_QUERY_ADAPTER`;
+const WEIGHTS_FILE = new URL("../src/embeddings/use-lite-query-adapter.weights.ts", import.meta.url);
 
 const cache = await new DiskCachedEmbeddings(new UniversalSentenceEncoderEmbeddings(), new URL("./results/use-lite-vectors.json", import.meta.url)).load();
 const sets = await Promise.all(DEV_SETS.map((f) => loadFactsDevSet(f)));
-/** TRAIN_C=1 (ADAPTER=facts: unless TRAIN_C=0): the training-only set C (bench/data/facts-dev-c.json, every person "tune") joins every training. */
-const trainC = process.env.TRAIN_C === undefined ? ADAPTER === "facts" : process.env.TRAIN_C !== "0";
-const setC = trainC ? await loadFactsDevSet("facts-dev-c.json") : undefined;
+/** TRAIN_C=1: the training-only set C (bench/data/facts-dev-c.json, every person "tune") joins every training. */
+const setC = process.env.TRAIN_C ? await loadFactsDevSet("facts-dev-c.json") : undefined;
 {
   const texts = [...sets, ...(setC ? [setC] : [])].flatMap((s) => s.people.flatMap((p) => [...p.facts.map((f) => f.text), ...p.questions.map((q) => q.q)]));
   await cache.embedDocuments(texts);
@@ -90,7 +74,7 @@ const examples = (people: Parameters<typeof examplesOf>[0], s: TrainSettings = s
 
 const load = () => os.loadavg().map((x) => x.toFixed(1)).join(" ");
 const pct = (x: number) => (100 * x).toFixed(1);
-console.log(`query adapter${ADAPTER ? ` (${ADAPTER})` : ""}, ${new Date().toISOString()}, load ${load()}, ${JSON.stringify(settings)}${setC ? ", with set C" : ""}`);
+console.log(`query adapter, ${new Date().toISOString()}, load ${load()}, ${JSON.stringify(settings)}`);
 
 /** R@5 / R@10 / MRR / preload R@5 of one part of a set through a real store whose queries go through `adapter`. */
 async function storeScore(set: FactsDevSet, part: SetPart, adapter: QueryAdapter | undefined): Promise<FactsMetrics> {
@@ -184,15 +168,15 @@ for (const [name, adapter] of Object.entries(trained)) {
 }
 console.log(`\nload at the end ${load()}`);
 
-/** One shipped adapter's weights as a TypeScript module (compiled with the package; no data file to copy). */
+/** The shipped weights as a TypeScript module (compiled with the package; no data file to copy). */
 function weightsModule(adapter: QueryAdapter, s: TrainSettings): string {
   const b64 = (x: ArrayLike<number>) => Buffer.from(Float32Array.from(x).buffer).toString("base64");
   return [
-    `// Generated by bench/train-query-adapter.ts (ADAPTER=${ADAPTER} WRITE=1): do not edit. The query-side`,
-    `// adapter for USE-lite's ${ADAPTER} searches, trained on the tune people of bench/data/facts-dev-a.json and`,
+    "// Generated by bench/train-query-adapter.ts (WRITE=1): do not edit. The query-side",
+    "// adapter for USE-lite, trained on the tune people of bench/data/facts-dev-a.json and",
     `// facts-dev-b.json${setC ? " and every person of facts-dev-c.json" : ""}${exE.length ? `, and the tune conversations of the conversational sets (TRAIN_EP=${process.env.TRAIN_EP})` : ""}, with ${JSON.stringify(s)}.`,
     "// U and V: dims × rank float32, row-major, little-endian, base64.",
-    `export const ${WEIGHTS_EXPORT} = {`,
+    "export const USE_LITE_QUERY_ADAPTER = {",
     `  model: ${JSON.stringify(USE_LITE_MODEL)},`,
     `  dims: ${adapter.dims},`,
     `  rank: ${adapter.rank},`,
