@@ -104,7 +104,7 @@ function namesOf(person: DevPerson): string[] {
   for (let i = 0; i < words.length; i++) {
     for (let j = i + 1; j <= words.length; j++) {
       const run = words.slice(i, j).join(" ");
-      if (out.has(run)) continue;
+      if (out.has(run) || !/^\p{Lu}/u.test(run)) continue;
       const re = new RegExp(`(?<![\\p{L}\\p{M}])${escape(run)}(?![\\p{L}\\p{M}])`, "giu");
       const alone = texts.some((t) => [...t.matchAll(re)].some((m) => !/\p{Lu}[\p{L}\p{M}'’-]*\s$/u.test(t.slice(0, m.index))));
       if (alone) out.add(run);
@@ -117,6 +117,23 @@ function namesOf(person: DevPerson): string[] {
 function nameRegex(person: DevPerson, flags = "giu"): RegExp {
   const alt = namesOf(person).map(escape).join("|");
   return new RegExp(`(?<![\\p{L}\\p{M}])(?:${alt})(['’]s)?(?![\\p{L}\\p{M}])`, flags);
+}
+
+/**
+ * The person's name → "the user" ("the user's"), except inside a longer
+ * proper name: after a capitalised word that does not open the sentence
+ * ("Peluquería Rosa") or before a capitalised word ("Youssef Pharmacy").
+ */
+function replaceName(text: string, person: DevPerson): string {
+  return text.replace(nameRegex(person), (m: string, poss: string | undefined, offset: number, whole: string) => {
+    const before = whole.slice(0, offset);
+    const after = whole.slice(offset + m.length);
+    const prev = /(\S+)\s+$/u.exec(before)?.[1];
+    const opensSentence = prev !== undefined && /^(\S+\s+)?$/u.test(before.replace(/^.*[.!?:;]\s+/su, "")) && before.replace(/^.*[.!?:;]\s+/su, "").trim() === prev;
+    if (prev && /^\p{Lu}/u.test(prev) && !/[.,;:!?]$/.test(prev) && !opensSentence && prev !== "I") return m;
+    if (!poss && /^\s+\p{Lu}[\p{Ll}]/u.test(after)) return m;
+    return poss ? "the user's" : "the user";
+  });
 }
 
 /** Words that appear capitalised after the start of one of the person's texts: names and other proper nouns. */
@@ -190,14 +207,14 @@ export function extractorFact(text: string, person: DevPerson, proper = properNo
     }
   }
   // The person's name anywhere else.
-  t = t.replace(nameRegex(person), (_m, poss: string | undefined) => (poss ? "the user's" : "the user"));
+  t = replaceName(t, person);
   if (!/[.!?]$/.test(t)) t += ".";
   return t;
 }
 
 /** One question asked about "the user". */
 export function extractorQuestion(q: string, person: DevPerson, gender = genderOf(person)): string {
-  let t = q.replace(nameRegex(person), (_m, poss: string | undefined) => (poss ? "the user's" : "the user"));
+  let t = replaceName(q, person);
   if (gender) {
     const relatives = gender === "she" ? FEMALE_RELATIVES : MALE_RELATIVES;
     const names = namesOf(person).map((n) => n.toLowerCase());
