@@ -42,7 +42,8 @@
  * The package ships two adapters, one per kind of memory a search looks in
  * (src/embeddings/query-adapter.ts); ADAPTER picks one's recipe, which the
  * settings above may still override:
- *   ADAPTER=facts     set C added (TRAIN_C=1) and weight decay 0.03 (LAMBDA=0.03):
+ *   ADAPTER=facts     set C added (TRAIN_C=1), weight decay 0.03 (LAMBDA=0.03) and both
+ *                     wordings (WORDING=both), chosen by XVAL=1 (docs/retrieval.md):
  *                     src/embeddings/use-lite-facts-query-adapter.weights.ts
  *   ADAPTER=episodes  the settings above as they are, no extra set:
  *                     src/embeddings/use-lite-episodes-query-adapter.weights.ts
