@@ -23,26 +23,35 @@ const amara: DevPerson = {
 };
 
 describe("the extractor-wording view", () => {
+  /** [as written, in the extractor's wording] */
+  const FACTS: Array<[string, string]> = [
+    ["Works as an ICU nurse", "User works as an ICU nurse."],
+    ["Husband Chidi is a civil engineer", "User's husband Chidi is a civil engineer."],
+    ["Allergic to shellfish", "User is allergic to shellfish."],
+    ["Amara is 34 and lives in Yaba", "User is 34 and lives in Yaba."],
+    ["Goal: run a marathon", "User's goal: run a marathon."],
+    // About someone else: the subject stays.
+    ["Chidi and Obinna joined her in Manchester", "Chidi and Obinna joined her in Manchester."],
+    ["Calls Adaeze when Amara is off.", "User calls Adaeze when the user is off."],
+  ];
+  const QUESTIONS: Array<[string, string]> = [
+    ["Where does Amara live?", "Where does the user live?"],
+    ["What's Amara's blood type?", "What's the user's blood type?"],
+    ["Which seafood must never go into her meals?", "Which seafood must never go into the user's meals?"],
+    ["When can I reach her?", "When can I reach the user?"],
+    ["What does she do for work?", "What does the user do for work?"],
+    // "she" after her sister is the sister's; "his" is the son's; "he" the husband's.
+    ["Who is her sister and what does she do?", "Who is the user's sister and what does she do?"],
+    ["What toy would her son like for his birthday?", "What toy would the user's son like for his birthday?"],
+    ["Who's her husband and what does he do?", "Who's the user's husband and what does he do?"],
+  ];
+
   it("gives facts 'User' as their subject, leaves facts about someone else, ends with a period", () => {
-    expect(extractorFact("Works as an ICU nurse", amara)).toBe("User works as an ICU nurse.");
-    expect(extractorFact("Husband Chidi is a civil engineer", amara)).toBe("User's husband Chidi is a civil engineer.");
-    expect(extractorFact("Allergic to shellfish", amara)).toBe("User is allergic to shellfish.");
-    expect(extractorFact("Amara is 34 and lives in Yaba", amara)).toBe("User is 34 and lives in Yaba.");
-    expect(extractorFact("Goal: run a marathon", amara)).toBe("User's goal: run a marathon.");
-    expect(extractorFact("Chidi and Obinna joined her in Manchester", amara)).toBe("Chidi and Obinna joined her in Manchester.");
-    expect(extractorFact("Calls Adaeze when Amara is off.", amara)).toBe("User calls Adaeze when the user is off.");
+    for (const [text, expected] of FACTS) expect(extractorFact(text, amara), text).toBe(expected);
   });
 
   it("asks about the user: the name and the person's own pronouns, not another person's", () => {
-    expect(extractorQuestion("Where does Amara live?", amara)).toBe("Where does the user live?");
-    expect(extractorQuestion("What's Amara's blood type?", amara)).toBe("What's the user's blood type?");
-    expect(extractorQuestion("Which seafood must never go into her meals?", amara)).toBe("Which seafood must never go into the user's meals?");
-    expect(extractorQuestion("When can I reach her?", amara)).toBe("When can I reach the user?");
-    expect(extractorQuestion("What does she do for work?", amara)).toBe("What does the user do for work?");
-    // "she" after her sister is the sister's; "his" is the son's.
-    expect(extractorQuestion("Who is her sister and what does she do?", amara)).toBe("Who is the user's sister and what does she do?");
-    expect(extractorQuestion("What toy would her son like for his birthday?", amara)).toBe("What toy would the user's son like for his birthday?");
-    expect(extractorQuestion("Who's her husband and what does he do?", amara)).toBe("Who's the user's husband and what does he do?");
+    for (const [q, expected] of QUESTIONS) expect(extractorQuestion(q, amara), q).toBe(expected);
   });
 
   it("keeps every id, answer, date, replacement and the split of a development set", async () => {
