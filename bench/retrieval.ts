@@ -34,7 +34,8 @@ const t1 = performance.now();
 await embedder.embedQuery("warm up the WebAssembly kernels");
 const firstEmbedMs = performance.now() - t1;
 
-// ---- the facts path (smoke set + development sets, tune and held-out apart) -------------
+// ---- the facts path (smoke set + development sets, tune and held-out apart; each development
+// set as written and in the extractor's wording, bench/lib/extractor-wording.ts) -------------
 // `--facts` runs only this section.
 const factsPath = await runFactsBench(new CachedEmbeddings({ embeddings: embedder }));
 printFactsBench(factsPath);

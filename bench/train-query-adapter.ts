@@ -31,9 +31,25 @@
  * Vectors come from the bench cache (bench/results/use-lite-vectors.json).
  * TRAIN_C=1 adds the training-only facts set C; TRAIN_EP=1 (or dev1 / dev2) adds the
  * tune conversations of the conversational sets (rows: every turn of the conversation,
- * answers: the evidence turns). The shipped weights use none of these switches.
- * WRITE=1 writes the adapter trained on both tune parts (and those) to
- * src/embeddings/use-lite-query-adapter.weights.ts (the shipped weights).
+ * answers: the evidence turns).
+ * WORDING=both trains on every set twice, as written and in the extractor's wording
+ * (bench/lib/extractor-wording.ts: "User lives in Lisbon.", questions about "the
+ * user"; the same questions and answers), and scores every set in both wordings;
+ * WORDING=original (the default but for ADAPTER=facts) trains on the sets as written
+ * and scores both wordings. Training stays deterministic (seeded V, full batch, the
+ * examples in a fixed order: each set as written, then its extractor-wording view).
+ *
+ * The package ships two adapters, one per kind of memory a search looks in
+ * (src/embeddings/query-adapter.ts); ADAPTER picks one's recipe, which the
+ * settings above may still override:
+ *   ADAPTER=facts     set C added (TRAIN_C=1), weight decay 0.03 (LAMBDA=0.03) and both
+ *                     wordings (WORDING=both), chosen by XVAL=1 (docs/retrieval.md):
+ *                     src/embeddings/use-lite-facts-query-adapter.weights.ts
+ *   ADAPTER=episodes  the settings above as they are, no extra set:
+ *                     src/embeddings/use-lite-episodes-query-adapter.weights.ts
+ * WRITE=1 (with ADAPTER) writes that adapter, trained on both sets' tune parts (and
+ * the sets the recipe adds), to its file: `ADAPTER=facts WRITE=1 npx tsx
+ * bench/train-query-adapter.ts` reproduces the shipped facts weights.
  */
 import { writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -41,6 +57,7 @@ import { UniversalSentenceEncoderEmbeddings } from "../src/embeddings/universal-
 import { DiskCachedEmbeddings } from "./lib/disk-cache.js";
 import { FactsStore, type FactsMetrics } from "./lib/facts-eval.js";
 import { DEV_SETS } from "./lib/facts-bench.js";
+import { extractorWording } from "./lib/extractor-wording.js";
 import { loadFactsDevSet, peopleOf, type FactsDevSet, type SetPart } from "./lib/facts-sets.js";
 import type { QueryAdapter } from "../src/embeddings/query-adapter.js";
 import { AdaptedQueryEmbeddings } from "./lib/query-adapter.js";
@@ -50,7 +67,11 @@ import { loadConversationSet } from "./lib/conversations-large.js";
 const num = (name: string, d: number) => (process.env[name] === undefined ? Number(d) : Number(process.env[name]!.split(",")[0]));
 /** A comma list of values for XVAL=1 (one value otherwise). */
 const list = (name: string, d: number) => (process.env[name] === undefined ? [d] : process.env[name]!.split(",").map(Number));
-const DEFAULTS: TrainSettings = { rank: 32, tau: 0.05, lambda: 0.1, epochs: 100, lr: 0.01, seed: 7, otherNegatives: 0, nearMargin: 0, nearK: 3, nearWeight: 1 };
+/** ADAPTER: which shipped adapter's recipe (and, with WRITE=1, file) this run uses. */
+const ADAPTER = process.env.ADAPTER;
+if (ADAPTER !== undefined && ADAPTER !== "facts" && ADAPTER !== "episodes") throw new Error(`ADAPTER must be facts or episodes, got ${ADAPTER}`);
+if (process.env.WRITE && !ADAPTER) throw new Error("WRITE=1 needs ADAPTER=facts or ADAPTER=episodes (which weights file to write)");
+const DEFAULTS: TrainSettings = { rank: 32, tau: 0.05, lambda: ADAPTER === "facts" ? 0.03 : 0.1, epochs: 100, lr: 0.01, seed: 7, otherNegatives: 0, nearMargin: 0, nearK: 3, nearWeight: 1 };
 const ENV: Record<keyof TrainSettings, string> = {
   rank: "RANK", tau: "TAU", lambda: "LAMBDA", epochs: "EPOCHS", lr: "LR", seed: "SEED",
   otherNegatives: "OTHER_NEG", nearMargin: "NEAR_MARGIN", nearK: "NEAR_K", nearWeight: "NEAR_WEIGHT",
@@ -58,14 +79,27 @@ const ENV: Record<keyof TrainSettings, string> = {
 const settings = Object.fromEntries(Object.entries(ENV).map(([k, e]) => [k, num(e, DEFAULTS[k as keyof TrainSettings])])) as unknown as TrainSettings;
 const DIMS = 512;
 const USE_LITE_MODEL = new UniversalSentenceEncoderEmbeddings().model;
-const WEIGHTS_FILE = new URL("../src/embeddings/use-lite-query-adapter.weights.ts", import.meta.url);
+const WEIGHTS_FILE = new URL(`../src/embeddings/use-lite-${ADAPTER}-query-adapter.weights.ts`, import.meta.url);
+/** The weights module's export: USE_LITE_FACTS_QUERY_ADAPTER or USE_LITE_EPISODES_QUERY_ADAPTER. */
+const WEIGHTS_EXPORT = `USE_LITE_${ADAPTER?.toUpperCase()}_QUERY_ADAPTER`;
 
 const cache = await new DiskCachedEmbeddings(new UniversalSentenceEncoderEmbeddings(), new URL("./results/use-lite-vectors.json", import.meta.url)).load();
 const sets = await Promise.all(DEV_SETS.map((f) => loadFactsDevSet(f)));
-/** TRAIN_C=1: the training-only set C (bench/data/facts-dev-c.json, every person "tune") joins every training. */
-const setC = process.env.TRAIN_C ? await loadFactsDevSet("facts-dev-c.json") : undefined;
+/** TRAIN_C=1 (ADAPTER=facts: unless TRAIN_C=0): the training-only set C (bench/data/facts-dev-c.json, every person "tune") joins every training. */
+const trainC = process.env.TRAIN_C === undefined ? ADAPTER === "facts" : process.env.TRAIN_C !== "0";
+const setC = trainC ? await loadFactsDevSet("facts-dev-c.json") : undefined;
+/** WORDING=both (ADAPTER=facts: unless WORDING=original): every training set also in the extractor's wording. */
+const WORDING = process.env.WORDING ?? (ADAPTER === "facts" ? "both" : "original");
+if (WORDING !== "both" && WORDING !== "original") throw new Error(`WORDING must be both or original, got ${WORDING}`);
+/** A set's extractor-wording view, made once. */
+const views = new Map<FactsDevSet, FactsDevSet>();
+const viewOf = (set: FactsDevSet) => views.get(set) ?? views.set(set, extractorWording(set)).get(set)!;
+/** The sets a training on `set` uses: itself, and with WORDING=both its extractor-wording view. */
+const wordings = (set: FactsDevSet) => (WORDING === "both" ? [set, viewOf(set)] : [set]);
+/** The sets scored: each development set as written, then in the extractor's wording. */
+const scored = [...sets, ...sets.map(viewOf)];
 {
-  const texts = [...sets, ...(setC ? [setC] : [])].flatMap((s) => s.people.flatMap((p) => [...p.facts.map((f) => f.text), ...p.questions.map((q) => q.q)]));
+  const texts = [...scored, ...(setC ? [setC, viewOf(setC)] : [])].flatMap((s) => s.people.flatMap((p) => [...p.facts.map((f) => f.text), ...p.questions.map((q) => q.q)]));
   await cache.embedDocuments(texts);
   await cache.save();
 }
@@ -74,7 +108,7 @@ const examples = (people: Parameters<typeof examplesOf>[0], s: TrainSettings = s
 
 const load = () => os.loadavg().map((x) => x.toFixed(1)).join(" ");
 const pct = (x: number) => (100 * x).toFixed(1);
-console.log(`query adapter, ${new Date().toISOString()}, load ${load()}, ${JSON.stringify(settings)}`);
+console.log(`query adapter${ADAPTER ? ` (${ADAPTER})` : ""}, ${new Date().toISOString()}, load ${load()}, ${JSON.stringify(settings)}${setC ? ", with set C" : ""}, wording ${WORDING}`);
 
 /** R@5 / R@10 / MRR / preload R@5 of one part of a set through a real store whose queries go through `adapter`. */
 async function storeScore(set: FactsDevSet, part: SetPart, adapter: QueryAdapter | undefined): Promise<FactsMetrics> {
@@ -103,15 +137,22 @@ if (process.env.XVAL) {
     if (!exCache.has(key)) exCache.set(key, examples(peopleOf(set, "tune"), s));
     return exCache.get(key)!;
   };
-  const withC = async (set: FactsDevSet, s: TrainSettings) => [...(await ex(set, s)), ...(setC ? await ex(setC, s) : [])];
-  const [baseB, baseA] = [await storeScore(b, "tune", undefined), await storeScore(a, "tune", undefined)];
-  console.log("\n| settings | A-tune → B-tune R@5 | R@10 | MRR | preload | B-tune → A-tune R@5 | R@10 | MRR | preload | mean R@5 |\n|---|---|---|---|---|---|---|---|---|---|");
-  console.log(`| none | ${f(baseB)} | ${f(baseA)} | ${pct((baseA.r5 + baseB.r5) / 2)} |`);
+  const all = async (set: FactsDevSet, s: TrainSettings) => (await Promise.all(wordings(set).map((w) => ex(w, s)))).flat();
+  const withC = async (set: FactsDevSet, s: TrainSettings) => [...(await all(set, s)), ...(setC ? await all(setC, s) : [])];
+  // Each direction scored in both wordings of the other set's tune people (as written, then the extractor's).
+  const both = async (set: FactsDevSet, adapter: QueryAdapter | undefined) => [await storeScore(set, "tune", adapter), await storeScore(viewOf(set), "tune", adapter)] as const;
+  const row = (onB: readonly FactsMetrics[], onA: readonly FactsMetrics[]) =>
+    `${onB.map(f).join(" | ")} | ${onA.map(f).join(" | ")} | ${pct([...onA, ...onB].reduce((x, m) => x + m.r5, 0) / 4)} |`;
+  console.log(
+    "\n| settings | A-tune → B-tune R@5 | R@10 | MRR | preload | same, extractor wording R@5 | R@10 | MRR | preload " +
+      "| B-tune → A-tune R@5 | R@10 | MRR | preload | same, extractor wording R@5 | R@10 | MRR | preload | mean R@5 |\n|---|" + "---|".repeat(17),
+  );
+  console.log(`| none | ${row(await both(b, undefined), await both(a, undefined))}`);
   for (const s of grid) {
     const diff = Object.entries(s).filter(([k, x]) => DEFAULTS[k as keyof TrainSettings] !== x).map(([k, x]) => `${k} ${x}`).join(", ") || "defaults";
-    const onB = await storeScore(b, "tune", train(await withC(a, s), s, DIMS));
-    const onA = await storeScore(a, "tune", train(await withC(b, s), s, DIMS));
-    console.log(`| ${diff} | ${f(onB)} | ${f(onA)} | ${pct((onA.r5 + onB.r5) / 2)} |`);
+    const onB = await both(b, train(await withC(a, s), s, DIMS));
+    const onA = await both(a, train(await withC(b, s), s, DIMS));
+    console.log(`| ${diff} | ${row(onB, onA)}`);
   }
   console.log(`\nload at the end ${load()}`);
   process.exit(0);
@@ -140,16 +181,17 @@ if (process.env.VAL) {
 }
 
 const [setA, setB] = sets as [FactsDevSet, FactsDevSet];
-const exA = await examples(peopleOf(setA, "tune"));
-const exB = await examples(peopleOf(setB, "tune"));
-const exC = setC ? await examples(peopleOf(setC, "tune")) : [];
+const tuneExamples = async (set: FactsDevSet) => (await Promise.all(wordings(set).map((w) => examples(peopleOf(w, "tune"))))).flat();
+const exA = await tuneExamples(setA);
+const exB = await tuneExamples(setB);
+const exC = setC ? await tuneExamples(setC) : [];
 /** TRAIN_EP=1: the conversational sets' tune conversations (dev1 c0–c3, dev2 d0–d3) join the training. */
 const exE = process.env.TRAIN_EP
   ? await episodeExamples((await Promise.all((process.env.TRAIN_EP === "1" ? ["dev1", "dev2"] as const : [process.env.TRAIN_EP as "dev1" | "dev2"]).map((set) => loadConversationSet(set, "tune")))).flat(), vec)
   : [];
 if (process.env.WRITE) {
   await writeFile(WEIGHTS_FILE, weightsModule(train([...exA, ...exB, ...exC, ...exE], settings, DIMS), settings));
-  console.log(`wrote ${WEIGHTS_FILE.pathname} (trained on the tune people of both sets${setC ? " and set C" : ""})`);
+  console.log(`wrote ${WEIGHTS_FILE.pathname} (trained on the tune people of both sets${setC ? " and set C" : ""}${WORDING === "both" ? ", each in both wordings" : ""})`);
   process.exit(0);
 }
 const trained: Record<string, QueryAdapter | undefined> = {
@@ -160,7 +202,7 @@ const trained: Record<string, QueryAdapter | undefined> = {
 };
 console.log("\n| trained on | set | part | R@5 | R@10 | MRR | preload R@5 |\n|---|---|---|---|---|---|---|");
 for (const [name, adapter] of Object.entries(trained)) {
-  for (const set of sets) {
+  for (const set of scored) {
     const store = await FactsStore.open(set, new AdaptedQueryEmbeddings(cache, adapter));
     for (const part of ["tune", "heldout"] as SetPart[]) console.log(`| ${name} | ${set.name} | ${part} | ${f((await store.score(part)).all)} |`);
     await store.close();
@@ -168,15 +210,15 @@ for (const [name, adapter] of Object.entries(trained)) {
 }
 console.log(`\nload at the end ${load()}`);
 
-/** The shipped weights as a TypeScript module (compiled with the package; no data file to copy). */
+/** One shipped adapter's weights as a TypeScript module (compiled with the package; no data file to copy). */
 function weightsModule(adapter: QueryAdapter, s: TrainSettings): string {
   const b64 = (x: ArrayLike<number>) => Buffer.from(Float32Array.from(x).buffer).toString("base64");
   return [
-    "// Generated by bench/train-query-adapter.ts (WRITE=1): do not edit. The query-side",
-    "// adapter for USE-lite, trained on the tune people of bench/data/facts-dev-a.json and",
-    `// facts-dev-b.json${setC ? " and every person of facts-dev-c.json" : ""}${exE.length ? `, and the tune conversations of the conversational sets (TRAIN_EP=${process.env.TRAIN_EP})` : ""}, with ${JSON.stringify(s)}.`,
+    `// Generated by bench/train-query-adapter.ts (ADAPTER=${ADAPTER} WRITE=1): do not edit. The query-side`,
+    `// adapter for USE-lite's ${ADAPTER} searches, trained on the tune people of bench/data/facts-dev-a.json and`,
+    `// facts-dev-b.json${setC ? " and every person of facts-dev-c.json" : ""}${WORDING === "both" ? ", each as written and in the extractor's wording" : ""}${exE.length ? `, and the tune conversations of the conversational sets (TRAIN_EP=${process.env.TRAIN_EP})` : ""}, with ${JSON.stringify(s)}.`,
     "// U and V: dims × rank float32, row-major, little-endian, base64.",
-    "export const USE_LITE_QUERY_ADAPTER = {",
+    `export const ${WEIGHTS_EXPORT} = {`,
     `  model: ${JSON.stringify(USE_LITE_MODEL)},`,
     `  dims: ${adapter.dims},`,
     `  rank: ${adapter.rank},`,

@@ -1,20 +1,24 @@
 /**
  * The facts section of `npm run bench:retrieval`: the smoke set and both
  * development sets, tune and held-out parts reported apart, through a real
- * HNSWStore (see facts-eval.ts).
+ * HNSWStore (see facts-eval.ts). Each development set is scored twice: as
+ * written, and in the extractor's wording (bench/lib/extractor-wording.ts:
+ * "User lives in Lisbon.", questions about "the user"), the wording the
+ * package's extractor stores.
  */
 import { existsSync } from "node:fs";
 import type { Embeddings } from "@langchain/core/embeddings";
 import { FACTS_HEADER, factsRows, FactsStore, type FactsReport } from "./facts-eval.js";
+import { extractorWording } from "./extractor-wording.js";
 import { loadFactsDevSet, loadSmokeSet, setCounts, type FactsDevSet, type SetPart } from "./facts-sets.js";
 
 export const DEV_SETS = ["facts-dev-a.json", "facts-dev-b.json"];
 
-/** The smoke set, then each development set whose file exists. */
-export async function loadAllFactsSets(): Promise<FactsDevSet[]> {
-  const sets = [await loadSmokeSet()];
-  for (const file of DEV_SETS) if (existsSync(new URL(`../data/${file}`, import.meta.url))) sets.push(await loadFactsDevSet(file));
-  return sets;
+/** The smoke set, then each development set whose file exists, then (`extractor`, default on) each development set in the extractor's wording. */
+export async function loadAllFactsSets(extractor = true): Promise<FactsDevSet[]> {
+  const dev: FactsDevSet[] = [];
+  for (const file of DEV_SETS) if (existsSync(new URL(`../data/${file}`, import.meta.url))) dev.push(await loadFactsDevSet(file));
+  return [await loadSmokeSet(), ...dev, ...(extractor ? dev.map(extractorWording) : [])];
 }
 
 export interface FactsBenchResult {

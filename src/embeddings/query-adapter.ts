@@ -1,14 +1,16 @@
 import { embedderIdentity } from "./identity.js";
-import { USE_LITE_QUERY_ADAPTER } from "./use-lite-query-adapter.weights.js";
+import { USE_LITE_EPISODES_QUERY_ADAPTER } from "./use-lite-episodes-query-adapter.weights.js";
+import { USE_LITE_FACTS_QUERY_ADAPTER } from "./use-lite-facts-query-adapter.weights.js";
 
 /**
  * A low-rank linear map applied to query vectors only:
  * q' = normalise(q + U·(Vᵀq)), U and V of shape dims × rank. Stored vectors
  * and indexes stay as the embedder made them, so turning it on or off needs
- * no reindex. The package ships one, trained for the bundled USE-lite on
+ * no reindex. The package ships two for the bundled USE-lite, one per kind of
+ * memory a search looks in ({@link QueryAdapterKind}), both trained on
  * questions and the facts that answer them (bench/train-query-adapter.ts);
- * stores apply it to their search queries when their embedder is USE-lite
- * (see `index.queryAdapter`).
+ * stores apply them to their search queries when their embedder is USE-lite
+ * (see `index.queryAdapter` and a search's `queryAdapter`).
  */
 export class QueryAdapter {
   constructor(
@@ -45,40 +47,73 @@ export class QueryAdapter {
   }
 }
 
-/** The model id the shipped adapter was trained for (USE-lite's `model`). */
-export const QUERY_ADAPTER_MODEL = USE_LITE_QUERY_ADAPTER.model;
+/**
+ * Which of the shipped adapters a search's query goes through, by the kind
+ * of memory it searches: `"facts"` (what an extractor writes, searched by
+ * `store.search`, the preload and the memory tools; trained on more people,
+ * with less weight decay) or `"episodes"` (conversation turns, searched by
+ * `searchEpisodes`, the preload's past-conversation section and the
+ * search-conversations tool).
+ */
+export type QueryAdapterKind = "facts" | "episodes";
 
-let bundled: QueryAdapter | undefined;
+/** Every {@link QueryAdapterKind}. */
+export const QUERY_ADAPTER_KINDS: readonly QueryAdapterKind[] = ["facts", "episodes"];
+
+/**
+ * A search's own `queryAdapter`: `false` (the query as the embedder made it),
+ * `true` (the store's default, the facts adapter) or a {@link QueryAdapterKind}.
+ */
+export type QueryAdapterChoice = boolean | QueryAdapterKind;
+
+/** Whether `value` is a {@link QueryAdapterChoice}. */
+export const isQueryAdapterChoice = (value: unknown): value is QueryAdapterChoice =>
+  typeof value === "boolean" || QUERY_ADAPTER_KINDS.includes(value as QueryAdapterKind);
+
+/** What a {@link QueryAdapterChoice} may be, for error messages. */
+export const QUERY_ADAPTER_CHOICES = `a boolean, ${QUERY_ADAPTER_KINDS.map((k) => JSON.stringify(k)).join(" or ")}`;
+
+/** The weights of each kind, each decoded on first use. */
+const WEIGHTS: Record<QueryAdapterKind, typeof USE_LITE_FACTS_QUERY_ADAPTER> = {
+  facts: USE_LITE_FACTS_QUERY_ADAPTER,
+  episodes: USE_LITE_EPISODES_QUERY_ADAPTER,
+};
+
+/** The model id the shipped adapters were trained for (USE-lite's `model`). */
+export const QUERY_ADAPTER_MODEL = USE_LITE_FACTS_QUERY_ADAPTER.model;
+
+const bundled = new Map<QueryAdapterKind, QueryAdapter>();
 function decode(b64: string): Float32Array {
   const buf = Buffer.from(b64, "base64");
   return new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
 }
 
-/** The shipped USE-lite adapter, decoded on first use. */
-export function bundledQueryAdapter(): QueryAdapter {
-  const w = USE_LITE_QUERY_ADAPTER;
-  bundled ??= new QueryAdapter(w.dims, w.rank, decode(w.u), decode(w.v));
-  return bundled;
+/** The shipped USE-lite adapter of `kind`, decoded on first use. */
+export function bundledQueryAdapter(kind: QueryAdapterKind = "facts"): QueryAdapter {
+  let a = bundled.get(kind);
+  if (!a) {
+    const w = WEIGHTS[kind];
+    bundled.set(kind, (a = new QueryAdapter(w.dims, w.rank, decode(w.u), decode(w.v))));
+  }
+  return a;
 }
 
-const byEmbedder = new WeakMap<object, QueryAdapter | null>();
+const usesBundledModel = new WeakMap<object, boolean>();
 
 /**
- * The adapter for a store's embedder: the shipped one when the embedder's
- * identity names the bundled USE-lite model (also through wrappers such as
- * `CachedEmbeddings`, which report the embedder they wrap), else undefined.
+ * The adapter of `kind` for a store's embedder: the shipped one when the
+ * embedder's identity names the bundled USE-lite model (also through
+ * wrappers such as `CachedEmbeddings`, which report the embedder they wrap),
+ * else undefined.
  */
-export function queryAdapterFor(embeddings: object): QueryAdapter | undefined {
-  let a = byEmbedder.get(embeddings);
-  if (a === undefined) {
-    a = embedderIdentity(embeddings).includes(QUERY_ADAPTER_MODEL) ? bundledQueryAdapter() : null;
-    byEmbedder.set(embeddings, a);
-  }
-  return a ?? undefined;
+export function queryAdapterFor(embeddings: object, kind: QueryAdapterKind = "facts"): QueryAdapter | undefined {
+  let uses = usesBundledModel.get(embeddings);
+  if (uses === undefined) usesBundledModel.set(embeddings, (uses = embedderIdentity(embeddings).includes(QUERY_ADAPTER_MODEL)));
+  return uses ? bundledQueryAdapter(kind) : undefined;
 }
 
-/** `vector` through the embedder's adapter when it has one and the vector has the adapter's length; else `vector` itself. */
-export function adaptQueryVector(embeddings: object, vector: number[]): number[] {
-  const a = queryAdapterFor(embeddings);
+/** `vector` through the embedder's adapter of `kind` when it has one and the vector has the adapter's length; else `vector` itself. */
+export function adaptQueryVector(embeddings: object, vector: number[], kind: QueryAdapterKind = "facts"): number[] {
+  const a = queryAdapterFor(embeddings, kind);
   return a && vector.length === a.dims ? a.apply(vector) : vector;
 }

@@ -68,7 +68,7 @@ function checkLimit(name: string, v: number | undefined): void {
  * Finds the past turns that answer `query` in a user's episode namespace:
  * the store ranks the turns twice in one batch (`"<speaker>: <text>"`, one
  * vector each: its hybrid ranking, vectors and keywords, and one by vector
- * alone), then {@link rerankEpisodes} scores each turn with its
+ * alone; the query through the store's episodes query adapter), then {@link rerankEpisodes} scores each turn with its
  * neighbours, so the reply to a turn that names the topic is found too.
  *
  * @example
@@ -96,8 +96,9 @@ export async function searchEpisodes(store: BaseStore, namespace: string[], opti
   const pool = rerank ? Math.max(options.pool ?? Math.max(8 * limit, 80), limit) : limit;
   const filter = options.threadId === undefined ? undefined : { threadId: options.threadId };
   const vectorWeight = rerank ? (options.vectorWeight ?? DEFAULT_VECTOR_WEIGHT) : 0;
-  const ops: MemorySearchOperation[] = [{ namespacePrefix: namespace, query, limit: pool, offset: 0, filter }];
-  if (vectorWeight > 0) ops.push({ namespacePrefix: namespace, query, limit: pool, offset: 0, filter, retrieval: "vector" });
+  // Turns are searched with the episodes' query adapter (a store with adapters off ignores it).
+  const ops: MemorySearchOperation[] = [{ namespacePrefix: namespace, query, limit: pool, offset: 0, filter, queryAdapter: "episodes" }];
+  if (vectorWeight > 0) ops.push({ namespacePrefix: namespace, query, limit: pool, offset: 0, filter, retrieval: "vector", queryAdapter: "episodes" });
   const [episodes, vectorEpisodes = []] = ((await store.batch(ops)) as SearchItem[][]).map(asEpisodes);
   const more = vectorWeight > 0 ? [{ hits: vectorEpisodes, weight: vectorWeight }] : [];
   const window = rerank ? neighbourWindow(options) : 0;

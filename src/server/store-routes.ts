@@ -1,6 +1,7 @@
 import type { BaseStore, Operation } from "@langchain/langgraph-checkpoint";
 import type { FastifyInstance } from "fastify";
 import { InvalidArgumentError } from "../errors.js";
+import type { QueryAdapterChoice } from "../embeddings/query-adapter.js";
 import type { RetrievalMode } from "../store/retrieval-mode.js";
 import { operationFromWire, type WireItem, type WireOperation } from "../store/remote/wire.js";
 import { runScoped, type BatchLimits } from "./scoped-batch.js";
@@ -43,7 +44,7 @@ const searchBody = {
     query: { type: ["string", "null"] },
     refresh_ttl: { type: ["boolean", "null"] },
     retrieval: { type: ["string", "null"] }, // checked by the store (a named InvalidArgumentError)
-    query_adapter: { type: ["boolean", "null"] },
+    query_adapter: { type: ["boolean", "string", "null"] }, // checked by the store (a named InvalidArgumentError)
   },
 } as const;
 
@@ -122,7 +123,7 @@ export function registerStoreRoutes(app: FastifyInstance, store: BaseStore, limi
     return reply.code(204).send();
   });
 
-  app.post<{ Body: { namespace_prefix?: string[]; filter?: Record<string, unknown> | null; limit?: number; offset?: number; query?: string | null; refresh_ttl?: boolean | null; retrieval?: RetrievalMode | null; query_adapter?: boolean | null } }>(
+  app.post<{ Body: { namespace_prefix?: string[]; filter?: Record<string, unknown> | null; limit?: number; offset?: number; query?: string | null; refresh_ttl?: boolean | null; retrieval?: RetrievalMode | null; query_adapter?: QueryAdapterChoice | null } }>(
     "/store/items/search",
     { config: user, schema: { body: searchBody } },
     async (request) => {

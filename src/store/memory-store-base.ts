@@ -1,5 +1,6 @@
 import { BaseStore, type Item, type SearchItem } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
+import { isQueryAdapterChoice, QUERY_ADAPTER_CHOICES, type QueryAdapterChoice } from "../embeddings/query-adapter.js";
 import { validateNamespace } from "./namespace.js";
 import type { MemoryGetOperation, MemoryPutOperation, MemorySearchOperation } from "./operations.js";
 import { validateTtlMinutes } from "./ttl.js";
@@ -33,12 +34,13 @@ export interface MemorySearchOptions {
    */
   retrieval?: RetrievalMode;
   /**
-   * Whether this search's query goes through the embedder's query adapter
-   * (see {@link MemorySearchOperation}); `false` keeps scores plain cosines
-   * for a query that is itself a memory (a duplicate check).
-   * @default the store's `index.queryAdapter`
+   * Which of the embedder's query adapters this search's query goes through
+   * (see {@link MemorySearchOperation}): `"facts"` (also `true`), `"episodes"`,
+   * or `false`, which keeps scores plain cosines for a query that is itself a
+   * memory (a duplicate check).
+   * @default the facts adapter, when the store's `index.queryAdapter` is on
    */
-  queryAdapter?: boolean;
+  queryAdapter?: QueryAdapterChoice;
 }
 
 /** Options of {@link MemoryStoreBase.get}. */
@@ -94,7 +96,7 @@ export abstract class MemoryStoreBase extends BaseStore {
     validateNamespace(namespacePrefix, { what: "namespace prefix" });
     checkRefreshTtl(options.refreshTtl);
     const { filter, limit = 10, offset = 0, query, refreshTtl, retrieval, queryAdapter } = options;
-    if (queryAdapter !== undefined && typeof queryAdapter !== "boolean") throw new InvalidArgumentError(`queryAdapter must be a boolean, got ${JSON.stringify(queryAdapter)}`);
+    if (queryAdapter !== undefined && !isQueryAdapterChoice(queryAdapter)) throw new InvalidArgumentError(`queryAdapter must be ${QUERY_ADAPTER_CHOICES}, got ${JSON.stringify(queryAdapter)}`);
     const op: MemorySearchOperation = { namespacePrefix, filter, limit, offset, query };
     if (refreshTtl !== undefined) op.refreshTtl = refreshTtl;
     if (retrieval !== undefined) op.retrieval = retrieval;

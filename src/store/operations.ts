@@ -1,5 +1,6 @@
 import type { GetOperation, PutOperation, SearchOperation } from "@langchain/langgraph-checkpoint";
 import type { PutCondition } from "./conditional-put.js";
+import type { QueryAdapterChoice } from "../embeddings/query-adapter.js";
 import type { RetrievalMode } from "./retrieval-mode.js";
 
 /**
@@ -53,11 +54,14 @@ export interface MemorySearchOperation extends SearchOperation {
    */
   retrieval?: RetrievalMode;
   /**
-   * Whether this search's query vector goes through the embedder's query
-   * adapter (`index.queryAdapter`, trained on questions about a person).
-   * `false` for a query that is itself a memory, such as a duplicate check
-   * ("is this fact stored already?"), whose scores must stay plain cosines.
-   * @default the store's `index.queryAdapter`
+   * Which of the embedder's query adapters this search's query vector goes
+   * through (USE-lite's, trained on questions about a person), by the kind
+   * of memory searched: `"facts"`, or `"episodes"` for conversation turns
+   * (what `searchEpisodes` passes); `true` is the facts adapter. `false` for
+   * a query that is itself a memory, such as a duplicate check ("is this
+   * fact stored already?"), whose scores must stay plain cosines. A store
+   * with `index.queryAdapter: false` adapts no query, whatever this says.
+   * @default the facts adapter, when the store's `index.queryAdapter` is on
    */
-  queryAdapter?: boolean;
+  queryAdapter?: QueryAdapterChoice;
 }

@@ -12,7 +12,7 @@ import { effectiveTtl, validateTtlMinutes, type TTLConfig } from "../ttl.js";
 import { validateValue } from "../validate-value.js";
 import { validateKey } from "../text-rules.js";
 import { encodeVector } from "../../embeddings/vector-codec.js";
-import { adaptQueryVector } from "../../embeddings/query-adapter.js";
+import { adaptQueryVector, isQueryAdapterChoice, QUERY_ADAPTER_CHOICES, type QueryAdapterKind } from "../../embeddings/query-adapter.js";
 import { encodeLogOps, type LogOp } from "./write-ahead-log.js";
 import { TimeSlicer } from "../../time-slice.js";
 import { APPLY_SLICE_MS } from "./settings.js";
@@ -35,7 +35,7 @@ export interface PrepareContext {
   ttl?: TTLConfig;
   now: number;
   logger: Pick<Console, "warn">;
-  /** Whether search queries go through the embedder's query adapter (`index.queryAdapter`); default true. */
+  /** Whether search queries go through the embedder's query adapters at all (`index.queryAdapter`); default true. */
   queryAdapter?: boolean;
   /** Serialise the log ops for the write-ahead log's append ({@link encodeLogOps}): a store that writes a log. */
   encodeLog?: boolean;
@@ -82,6 +82,10 @@ function validateOp(op: Operation, i: number, kind: Kind): void {
     const mode = (op as MemorySearchOperation).retrieval;
     if (mode !== undefined && !RETRIEVAL_MODES.includes(mode)) {
       throw new InvalidArgumentError(`${where}: retrieval must be one of ${RETRIEVAL_MODES.join(", ")}, got ${JSON.stringify(mode)}`);
+    }
+    const adapter = (op as MemorySearchOperation).queryAdapter;
+    if (adapter !== undefined && !isQueryAdapterChoice(adapter)) {
+      throw new InvalidArgumentError(`${where}: queryAdapter must be ${QUERY_ADAPTER_CHOICES}, got ${JSON.stringify(adapter)}`);
     }
   }
   if (kind === "list") {
@@ -131,6 +135,16 @@ function checkVector(v: unknown, dims: number, what: string): void {
 }
 
 /**
+ * The adapter a search's query goes through: none when the store's
+ * `index.queryAdapter` is false (it turns every adapter off) or the search
+ * says `false`; the kind it names; else (`true`, unset) the facts adapter.
+ */
+export function adapterKind(choice: MemorySearchOperation["queryAdapter"], store: boolean | undefined): QueryAdapterKind | undefined {
+  if (store === false || choice === false) return undefined;
+  return typeof choice === "string" ? choice : "facts";
+}
+
+/**
  * Validates every operation, then embeds the batch's texts in one
  * `embedDocuments` call (and each distinct query once). Throws before
  * anything changes if any operation is invalid or the embedder fails on a
@@ -159,9 +173,10 @@ export async function prepareBatch(operations: Operation[], ctx: PrepareContext)
   const queryVectors = new Map<number, number[]>();
   if (ctx.embeddings && ctx.dims) {
     const byQuery = new Map<string, number[] | undefined>();
-    // The adapted vector of each query, made once however many searches use it (one array per query and
-    // adapter setting, so searches that share a walk share the same vector).
-    const adapted = new Map<string, number[]>();
+    // The adapted vector of each query and adapter kind, made once however many searches use it: one
+    // array per query and kind (walks are shared by vector array), so a facts search and an episodes
+    // search of the same text never share a walk.
+    const adapted: Record<QueryAdapterKind, Map<string, number[]>> = { facts: new Map(), episodes: new Map() };
     for (let i = 0; i < operations.length; i++) {
       const q = (operations[i] as SearchOperation).query;
       if (kinds[i] !== "search" || typeof q !== "string") continue;
@@ -178,11 +193,12 @@ export async function prepareBatch(operations: Operation[], ctx: PrepareContext)
       }
       const v = byQuery.get(q);
       if (!v) continue;
-      const adapt = ((operations[i] as MemorySearchOperation).queryAdapter ?? ctx.queryAdapter) !== false;
-      if (!adapt) queryVectors.set(i, v);
+      const kind = adapterKind((operations[i] as MemorySearchOperation).queryAdapter, ctx.queryAdapter);
+      if (!kind) queryVectors.set(i, v);
       else {
-        if (!adapted.has(q)) adapted.set(q, adaptQueryVector(ctx.embeddings, v));
-        queryVectors.set(i, adapted.get(q)!);
+        const byKind = adapted[kind];
+        if (!byKind.has(q)) byKind.set(q, adaptQueryVector(ctx.embeddings, v, kind));
+        queryVectors.set(i, byKind.get(q)!);
       }
     }
   }

@@ -9,6 +9,7 @@ import type {
   SearchOperation,
 } from "@langchain/langgraph-checkpoint";
 import * as errors from "../../errors.js";
+import type { QueryAdapterChoice } from "../../embeddings/query-adapter.js";
 import type { RetrievalMode } from "../retrieval-mode.js";
 import type { PutCondition } from "../conditional-put.js";
 import type { MemoryGetOperation, MemoryPutOperation, MemorySearchOperation } from "../operations.js";
@@ -31,7 +32,7 @@ export interface WireItem {
 export type WireOperation =
   | { op: "get"; namespace: string[]; key: string; refresh_ttl?: boolean | null }
   | { op: "put"; namespace: string[]; key: string; value: Record<string, unknown> | null; index?: false | string[] | null; ttl?: number | null; if_value?: PutCondition | null }
-  | { op: "search"; namespace_prefix: string[]; filter?: Record<string, unknown> | null; limit?: number; offset?: number; query?: string | null; refresh_ttl?: boolean | null; retrieval?: RetrievalMode | null; query_adapter?: boolean | null }
+  | { op: "search"; namespace_prefix: string[]; filter?: Record<string, unknown> | null; limit?: number; offset?: number; query?: string | null; refresh_ttl?: boolean | null; retrieval?: RetrievalMode | null; query_adapter?: QueryAdapterChoice | null }
   | { op: "list_namespaces"; match_conditions?: { match_type: "prefix" | "suffix"; path: string[] }[]; max_depth?: number; limit?: number; offset?: number };
 
 /** One result per operation: an item or null (get), null (put), items (search), namespaces (list). */
@@ -127,7 +128,8 @@ export function operationFromWire(wire: WireOperation): Operation {
       };
       if (typeof wire.refresh_ttl === "boolean") search.refreshTtl = wire.refresh_ttl;
       if (typeof wire.retrieval === "string") search.retrieval = wire.retrieval;
-      if (typeof wire.query_adapter === "boolean") search.queryAdapter = wire.query_adapter;
+      // Any value goes on, so the store refuses a bad one by name (as `retrieval`).
+      if (wire.query_adapter !== undefined && wire.query_adapter !== null) search.queryAdapter = wire.query_adapter;
       return search;
     }
     case "put": {
