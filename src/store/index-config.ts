@@ -56,11 +56,15 @@ export interface StoreIndexConfig {
    */
   hnsw?: IndexHnswConfig;
   /**
-   * Whether search queries go through the query adapter shipped for the
-   * bundled USE-lite embedder (a small linear map, trained on questions and
+   * Whether search queries go through the query adapters shipped for the
+   * bundled USE-lite embedder (small linear maps, trained on questions and
    * the facts that answer them, applied to the query vector only: stored
-   * vectors are unchanged, so switching needs no reindex). Other embedders
-   * never use it. `false` ranks by USE-lite's own query vectors.
+   * vectors are unchanged, so switching needs no reindex): facts searches
+   * through the facts adapter, episode searches (`searchEpisodes`) through
+   * the episodes adapter; a search's own `queryAdapter` (`"facts"`,
+   * `"episodes"`, `true` or `false`) picks one. Other embedders never use
+   * them. `false` ranks by USE-lite's own query vectors, whatever a search
+   * asks.
    * @default true
    */
   queryAdapter?: boolean;
