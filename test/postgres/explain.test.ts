@@ -121,6 +121,35 @@ describeWithVectors("search plans on the real server (EXPLAIN)", () => {
     }
   });
 
+  it("all users (hybrid): the keyword ranking, the row fetch and the score fetch keep their generic plans too", async () => {
+    const own = new pg.Pool({ connectionString: databaseUrl(), max: 1 });
+    // The same items, and query vectors up to "q:bf" (18).
+    const wordy = new PrecomputedEmbeddings(lowRankUnitVectors(N, DIMS, 1), lowRankUnitVectors(19, DIMS, 2), DIMS);
+    const s = new PostgresMemoryStore({ pool: own, schema, retrieval: "hybrid", index: { dims: DIMS, embeddings: wordy, fields: ["text"] } });
+    try {
+      // "q:bc" is query vector 15 and the word "bc", which one item has ("v:bc", k15): a keyword hit
+      // outside the vector pool, whose row and score are then fetched by id (a list of one id, the
+      // case whose custom plans cost less than the generic plan's guess of 10 ids).
+      for (let q = 0; q < 12; q++) expect(await s.search(["users"], { query: `q:${["bc", "bd", "bf"][q % 3]}`, limit: 10 })).toHaveLength(10);
+      const r = await own.query<{ statement: string; generic_plans: string; custom_plans: string }>("SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements");
+      const of = (pattern: RegExp) => {
+        const rows = r.rows.filter((row) => pattern.test(row.statement));
+        expect(rows, String(pattern)).toHaveLength(1);
+        return rows[0]!;
+      };
+      const statements = { keywords: /ts_rank/, rows: /^SELECT i\.\* FROM unnest/, scores: /LEAST\(x\.d, y\.d\)/ };
+      const counts = Object.fromEntries(Object.entries(statements).map(([what, pattern]) => [what, { custom: Number(of(pattern).custom_plans), generic: Number(of(pattern).generic_plans) }]));
+      for (const [what, c] of Object.entries(counts)) {
+        expect(c.custom + c.generic, what).toBe(12); // run on every search
+        // PostgreSQL makes five custom plans first, then keeps the generic one.
+        expect(c.custom, `${what}: ${JSON.stringify(counts)}`).toBeLessThanOrEqual(5);
+      }
+    } finally {
+      await s.close();
+      await own.end();
+    }
+  });
+
   // The store runs these statements as named prepared statements, and after five runs PostgreSQL may
   // switch a session to the statement's generic plan (planned without the values): check those plans too.
   const genericPlan = async (captured: CapturedPlan, settings: string[]) => {

@@ -248,9 +248,11 @@ async function loadRows(ctx: PgSearchContext, ids: string[], req: PgSearchReques
   if (missing.length === 0) return;
   const [ns, keys] = pairs(missing);
   const p = new Params();
+  // The id lists through InitPlans (see opaque): the statement keeps its generic plan.
+  const list = opaque(p, "text[]");
   const r = await runStatement<ItemRow>(
     ctx,
-    `SELECT i.* FROM unnest(${p.add(ns)}::text[], ${p.add(keys)}::text[]) AS u(ns, key)
+    `SELECT i.* FROM unnest(${list.add(ns)}, ${list.add(keys)}) AS u(ns, key)
      CROSS JOIN LATERAL (SELECT ${PAGE_COLUMNS} FROM ${ctx.tables.items} i WHERE i.ns = u.ns AND i.key = u.key AND ${scopeWhere(req, ctx, p)} OFFSET 0) i`,
     p.values,
   );
@@ -264,12 +266,14 @@ async function bestScores(ctx: PgSearchContext, q: Buffer, ids: string[]): Promi
   const [ns, keys] = pairs(ids);
   const t = ctx.tables;
   // As in scopeRowsSql: a primary-key probe of the indexed vectors per id, the pending ones of these ids read once.
+  // The id lists through InitPlans (see opaque): the statement keeps its generic plan.
+  const idList = "unnest((SELECT $1::text[]), (SELECT $2::text[]))";
   const r = await runStatement<{ ns: string; key: string; d: number | null }>(
     ctx,
-    `SELECT u.ns, u.key, LEAST(x.d, y.d) AS d FROM unnest($1::text[], $2::text[]) AS u(ns, key)
+    `SELECT u.ns, u.key, LEAST(x.d, y.d) AS d FROM ${idList} AS u(ns, key)
      LEFT JOIN LATERAL (SELECT min(v.embedding <=> $3::vector) AS d FROM ${t.vectors} v WHERE v.ns = u.ns AND v.key = u.key) x ON TRUE
      LEFT JOIN (SELECT v.ns, v.key, min(v.embedding <=> $3::vector) AS d FROM ${t.pending} v
-       WHERE (v.ns, v.key) IN (SELECT * FROM unnest($1::text[], $2::text[])) GROUP BY v.ns, v.key) y ON y.ns = u.ns AND y.key = u.key`,
+       WHERE (v.ns, v.key) IN (SELECT * FROM ${idList}) GROUP BY v.ns, v.key) y ON y.ns = u.ns AND y.key = u.key`,
     [ns, keys, q],
   );
   for (const row of r.rows) if (row.d !== null) out.set(rowId(row.ns, row.key), 1 - Number(row.d));
@@ -446,11 +450,16 @@ async function keywordLarge(req: PgSearchRequest, ctx: PgSearchContext, limit: n
   const terms = [...new Set(tokenize(req.query!))];
   if (terms.length === 0) return [];
   const p = new Params();
-  const tsq = p.add(terms.map((w) => `'${w.replace(/'/g, "''")}'`).join(" | "));
+  // The plan must not depend on the values a custom plan would see, or PostgreSQL plans the
+  // statement again on every call: the terms through an InitPlan (the query parsed once, not per
+  // row; the GIN index reads it the same), the scope as literals as in the walk (annSql: one
+  // statement per large prefix, the range visible to every plan), the pool as a literal.
+  const tsq = `(SELECT to_tsquery('simple', ${p.add(terms.map((w) => `'${w.replace(/'/g, "''")}'`).join(" | "))}::text))`;
+  const where = `${scopeSql("i.ns", req.namespacePrefix, literals)} AND ${liveSql("i", ctx.now, p)} AND ${filterSql("i.value", req.filter, p)}`;
   const r = await runStatement<{ ns: string; key: string; r: number }>(
     ctx,
-    `SELECT i.ns, i.key, ts_rank(i.tsv, to_tsquery('simple', ${tsq})) AS r FROM ${ctx.tables.items} i
-     WHERE i.tsv @@ to_tsquery('simple', ${tsq}) AND ${scopeWhere(req, ctx, p)} ORDER BY r DESC, i.updated_at DESC LIMIT ${p.add(limit)}`,
+    `SELECT i.ns, i.key, ts_rank(i.tsv, ${tsq}) AS r FROM ${ctx.tables.items} i
+     WHERE i.tsv @@ ${tsq} AND ${where} ORDER BY r DESC, i.updated_at DESC LIMIT ${Math.trunc(limit)}`,
     p.values,
   );
   // ts_rank is in (0, 1); scaled so that s/(1+s) spreads like BM25's.
