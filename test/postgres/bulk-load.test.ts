@@ -46,19 +46,19 @@ describeWithVectors("PostgresMemoryStore: bulk loads build the HNSW index in one
     await store.setup();
     const before = await indexOf(schema);
     expect(before?.valid).toBe(true);
-    let missingSeen = false;
     for (let s = 0; s < N; s += 40) {
       const batch = items.slice(s, s + 40);
       await store.batch(batch);
       await ref.batch(batch);
-      missingSeen ||= (await indexOf(schema)) === null;
       // Every acknowledged write is found (exactly, while the index is away), ranked as the reference store ranks it.
       if (s % 120 === 0) for (let q = 0; q < 2; q++) expect(await keysOf(store, q)).toEqual(await keysOf(ref, q));
     }
-    expect(missingSeen).toBe(true);
     await store.flushIndex();
     const after = await indexOf(schema);
     expect(after?.valid).toBe(true);
+    // A new index: the old one was dropped during the load and built again. (Whether a check between
+    // two batches sees it missing depends on timing: on a loaded machine the reference store's row-by-row
+    // batch can outlast the quiet second after which the load's index is built.)
     expect(after?.oid).not.toBe(before?.oid);
     expect(await count(schema, "memory_pending_vectors")).toBe(0);
     expect(await count(schema, "memory_vectors")).toBe(N);
