@@ -122,7 +122,7 @@ describe("a read-only batch while its query is embedded", () => {
     const { store } = await seeded();
     const q = "tell me about the beagle puppy";
     const alone = [((await store.batch([search(["turns", "a"], q)])) as SearchItem[][])[0]!, ((await store.batch([search(["turns", "a"], q, { retrieval: "vector" })])) as SearchItem[][])[0]!];
-    const walks = vi.spyOn(VectorIndex.prototype, "search");
+    const walks = vi.spyOn(VectorIndex.prototype, "knn");
     const [hybrid, vector, other] = (await store.batch([search(["turns", "a"], q), search(["turns", "a"], q, { retrieval: "vector" }), search(["turns", "b"], q)])) as SearchItem[][];
     expect(walks).toHaveBeenCalledTimes(2);
     expect([hybrid, vector].map(shown)).toEqual(alone.map(shown));

@@ -93,3 +93,26 @@ describe("bulk vector reads", () => {
     await store.close();
   });
 });
+
+describe("VectorIndex.knn", () => {
+  it("answers as search does: the same labels in the same order, each score 1 - its distance, removed labels and the filter honoured", () => {
+    const index = VectorIndex.create(settings);
+    for (let i = 0; i < 60; i++) index.add(vec(i));
+    index.remove(3);
+    index.remove(17);
+    for (const accept of [undefined, (label: number) => label % 2 === 0]) {
+      for (const q of [0, 5, 11, 40]) {
+        const query = unit(vec(q));
+        const { neighbors, distances } = index.knn(query, 20, accept);
+        const hits = index.search(query, 20, accept);
+        expect(neighbors).toEqual(hits.map((h) => h.label));
+        expect(distances.map((d) => 1 - d)).toEqual(hits.map((h) => h.score));
+        expect(neighbors).not.toContain(3);
+        expect(neighbors).not.toContain(17);
+        if (accept) expect(neighbors.every(accept)).toBe(true);
+        // Best first, as annSearch reads it without sorting.
+        for (let i = 1; i < distances.length; i++) expect(distances[i]).toBeGreaterThanOrEqual(distances[i - 1]!);
+      }
+    }
+  });
+});

@@ -4,7 +4,7 @@ import { matchesFilter } from "../filter.js";
 import { liftReplacementScores, supersededAfterReplacement, supersedesKey } from "../superseded.js";
 import type { NamespaceGroup, StoredItem } from "./item-table.js";
 import type { StoreState } from "./store-state.js";
-import type { VectorHit } from "./vector-index.js";
+import { hitsOf, type VectorHit } from "./vector-index.js";
 import type { RetrievalMode } from "../retrieval-mode.js";
 
 export interface SearchRequest {
@@ -337,6 +337,15 @@ export function nearestInGroup(state: StoreState, group: NamespaceGroup, vector:
   return { item: best.item, score: best.score! };
 }
 
+/** Whether every distance is finite and none is smaller than the one before (hnswlib's usual answer). */
+function finiteAscending(distances: number[]): boolean {
+  for (let i = 0; i < distances.length; i++) {
+    const d = distances[i]!;
+    if (!Number.isFinite(d) || (i > 0 && d < distances[i - 1]!)) return false;
+  }
+  return true;
+}
+
 /** Hits by score, best first: hnswlib returns them so, and a check costs less than a sort with a comparator. */
 function bestFirst(hits: VectorHit[]): VectorHit[] {
   for (let i = 1; i < hits.length; i++) if (hits[i - 1]!.score < hits[i]!.score) return hits.sort((a, b) => b.score - a.score);
@@ -368,20 +377,24 @@ function annSearch(
     // wider to meet as many accepted vectors as an unfiltered walk.
     const base = Math.max(vectors.settings.efSearch, kk);
     const ef = selected >= 1 ? base : Math.min(vectors.liveCount, Math.ceil(base / Math.max(selected, 1e-3)));
-    // Best first (hnswlib's order already; sorted only if not), so an item's first hit is its best vector.
-    const hits = bestFirst(vectors.search(q, kk, filter, ef));
     const out: Ranked[] = [];
     // Only an item with several vectors can come back twice (a label comes back once).
     let seen: Set<StoredItem> | undefined;
-    for (const hit of hits) {
-      const owner = state.owner(hit.label);
-      if (!owner || !inScope(owner)) continue;
+    const keep = (label: number, score: number) => {
+      const owner = state.owner(label);
+      if (!owner || !inScope(owner)) return;
       if (owner.vectors.length > 1) {
-        if ((seen ??= new Set()).has(owner)) continue;
+        if ((seen ??= new Set()).has(owner)) return;
         seen.add(owner);
       }
-      out.push({ item: owner, score: hit.score });
-    }
+      out.push({ item: owner, score });
+    };
+    // Best first, so an item's first hit is its best vector. hnswlib answers so, with finite distances:
+    // its two arrays are read as they are, with no object per hit; otherwise they are checked and sorted.
+    const answer = vectors.knn(q, kk, filter, ef);
+    const { neighbors, distances } = answer;
+    if (finiteAscending(distances)) for (let i = 0; i < neighbors.length; i++) keep(neighbors[i]!, 1 - distances[i]!);
+    else for (const hit of bestFirst(hitsOf(answer))) keep(hit.label, hit.score);
     if (out.length >= k || kk >= vectors.liveCount) return out.length > k ? out.slice(0, k) : out;
     kk = Math.min(vectors.liveCount, kk * 2);
   }

@@ -66,6 +66,16 @@ function readLayout(file: string, dims: number): IndexFileLayout | undefined {
   }
 }
 
+/** hnswlib's answer as hits: finite distances only, each as a cosine similarity. */
+export function hitsOf(res: { neighbors: number[]; distances: number[] }): VectorHit[] {
+  const hits: VectorHit[] = [];
+  for (let i = 0; i < res.neighbors.length; i++) {
+    const d = res.distances[i]!;
+    if (Number.isFinite(d)) hits.push({ label: res.neighbors[i]!, score: 1 - d });
+  }
+  return hits;
+}
+
 export interface VectorHit {
   label: number;
   /** Cosine similarity, 1 = same direction. */
@@ -362,17 +372,20 @@ export class VectorIndex {
    * be returned (hnswlib's filtered search).
    */
   search(query: number[], k: number, accept?: (label: number) => boolean, ef?: number): VectorHit[] {
+    return hitsOf(this.knn(query, k, accept, ef));
+  }
+
+  /**
+   * {@link search} as hnswlib answers it: labels and cosine distances
+   * (1 - similarity) in two arrays, with no object per hit. Distances may
+   * include non-finite values, which `search` drops.
+   */
+  knn(query: number[], k: number, accept?: (label: number) => boolean, ef?: number): { neighbors: number[]; distances: number[] } {
     const live = this.liveCount;
-    if (live === 0 || k <= 0) return [];
+    if (live === 0 || k <= 0) return { neighbors: [], distances: [] };
     const kk = Math.min(k, live, this.index.getMaxElements());
     this.index.setEf(Math.max(ef ?? this.settings.efSearch, kk));
-    const res = accept ? this.index.searchKnn(query, kk, accept) : this.index.searchKnn(query, kk);
-    const hits: VectorHit[] = [];
-    for (let i = 0; i < res.neighbors.length; i++) {
-      const d = res.distances[i];
-      if (Number.isFinite(d)) hits.push({ label: res.neighbors[i], score: 1 - d });
-    }
-    return hits;
+    return accept ? this.index.searchKnn(query, kk, accept) : this.index.searchKnn(query, kk);
   }
 
   /** Overwrites the data of every removed vector with a constant vector. */
