@@ -233,7 +233,11 @@ export class IndexSettler {
   vacuum(analyze = false): Promise<void> {
     const run = this.options.outsideTransaction;
     if (!run || this.vacuumRefused || (this.movedSinceVacuum === 0 && !(analyze && this.analyzeOwed))) return this.vacuuming ?? Promise.resolve();
-    this.vacuuming ??= (async () => {
+    // Rows moved (or an ANALYZE asked for) since the VACUUM under way began: one more after it, or the
+    // drained table's last dead rows would wait for autovacuum (a bulk load's 1,000-row moves made the
+    // drain's VACUUM fall inside the one before it).
+    if (this.vacuuming) return this.vacuuming.then(() => (this.stopped ? undefined : this.vacuum(analyze)));
+    this.vacuuming = (async () => {
       try {
         this.movedSinceVacuum = 0;
         this.analyzeOwed = !analyze;
