@@ -267,14 +267,17 @@ async function bestScores(ctx: PgSearchContext, q: Buffer, ids: string[]): Promi
   const t = ctx.tables;
   // As in scopeRowsSql: a primary-key probe of the indexed vectors per id, the pending ones of these ids read once.
   // The id lists through InitPlans (see opaque): the statement keeps its generic plan.
-  const idList = "unnest((SELECT $1::text[]), (SELECT $2::text[]))";
+  const p = new Params();
+  const list = opaque(p, "text[]");
+  const idList = `unnest(${list.add(ns)}, ${list.add(keys)})`;
+  const qp = p.add(q);
   const r = await runStatement<{ ns: string; key: string; d: number | null }>(
     ctx,
     `SELECT u.ns, u.key, LEAST(x.d, y.d) AS d FROM ${idList} AS u(ns, key)
-     LEFT JOIN LATERAL (SELECT min(v.embedding <=> $3::vector) AS d FROM ${t.vectors} v WHERE v.ns = u.ns AND v.key = u.key) x ON TRUE
-     LEFT JOIN (SELECT v.ns, v.key, min(v.embedding <=> $3::vector) AS d FROM ${t.pending} v
+     LEFT JOIN LATERAL (SELECT min(v.embedding <=> ${qp}::vector) AS d FROM ${t.vectors} v WHERE v.ns = u.ns AND v.key = u.key) x ON TRUE
+     LEFT JOIN (SELECT v.ns, v.key, min(v.embedding <=> ${qp}::vector) AS d FROM ${t.pending} v
        WHERE (v.ns, v.key) IN (SELECT * FROM ${idList}) GROUP BY v.ns, v.key) y ON y.ns = u.ns AND y.key = u.key`,
-    [ns, keys, q],
+    p.values,
   );
   for (const row of r.rows) if (row.d !== null) out.set(rowId(row.ns, row.key), 1 - Number(row.d));
   return out;
