@@ -19,7 +19,8 @@ import { exactTopK, latency, PrecomputedEmbeddings, recallAtK, row } from "./vec
  *   first (every connection open and prepared), then 4 rounds of 200
  *   searches per side, ours and raw alternating round by round;
  * - one user: prefix ["users","u1"] (100 items) against raw
- *   `WHERE ns = … ORDER BY embedding <=> q LIMIT 10`, 200 searches per side.
+ *   `WHERE ns = … ORDER BY embedding <=> q LIMIT 10`;
+ * - flush, VACUUM and one user: 200 searches per side (at least --queries).
  *
  * Raw all-users: `SELECT key FROM <prefix>vectors ORDER BY embedding <=> q
  * LIMIT 10` on connections of its own with the same ef_search.
@@ -55,8 +56,8 @@ const K = 10;
 /** The 8-client state: rounds per side, searches per round (the sides alternate round by round). */
 const CLIENT_ROUNDS = 4;
 const CLIENT_QUERIES = 200;
-/** Searches per side in the one-user state (at least --queries). */
-const ONE_USER_QUERIES = 200;
+/** Searches per side after flush, after VACUUM and for one user (at least --queries). */
+const SETTLED_QUERIES = 200;
 const RAW_APP = "pg-floor-raw";
 const OURS_APP = "pg-floor-ours";
 
@@ -162,11 +163,12 @@ export async function floorRun(options: {
     await writer;
     await store.flushIndex();
     const all = exactAll(n + burst);
-    out.flush = await state(ours(["users"]), rawAll, all);
+    // Each settled state 200 searches a side (4 per query at 50 queries): with 50, the p50 ratio of
+    // one run moved by ±0.2 from run to run on a quiet machine.
+    out.flush = await state(ours(["users"]), rawAll, all, Math.max(queries, SETTLED_QUERIES));
     await raw.query("VACUUM ANALYZE memory_items, memory_vectors, memory_pending_vectors");
-    out.vacuum = await state(ours(["users"]), rawAll, all);
-    // One user's searches take about a millisecond: 200 of them (4 per query) for a stable p50.
-    out.oneUser = await state(ours(["users", "u1"]), rawUser, exactUser, Math.max(queries, ONE_USER_QUERIES));
+    out.vacuum = await state(ours(["users"]), rawAll, all, Math.max(queries, SETTLED_QUERIES));
+    out.oneUser = await state(ours(["users", "u1"]), rawUser, exactUser, Math.max(queries, SETTLED_QUERIES));
     // 8 clients: alternate rounds of `clients` searches in flight, ours then raw.
     const cpu = [
       { node: 0, server: 0 as number | undefined },

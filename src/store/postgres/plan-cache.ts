@@ -1,39 +1,42 @@
 /**
- * Remembers for a few seconds whether a search's selection (prefix + filter)
- * was small (ranked exactly) or large (walked through the HNSW index), so that
- * repeated searches skip the count that decides it (reading up to
- * `exactScanThreshold` + 1 rows: the largest step of a search over a big
- * prefix once the index walk is fast).
+ * Remembers for a few seconds how many items a search's selection (prefix +
+ * filter) held, counted up to `exactScanThreshold` + 1: whether it is small
+ * (ranked exactly) or large (walked through the HNSW index), so that repeated
+ * searches skip the count that decides it (the largest step of a search over
+ * a big prefix once the index walk is fast), and how many items a small
+ * selection's exact ranking should find.
  *
- * The decision only picks a plan; both plans return correct results. A stale
+ * The count only picks a plan; every plan returns correct results. A stale
  * "small" ranks a selection that has grown exactly (slower, still right); a
  * stale "large" walks the index over a selection that has shrunk, and the
- * walk falls back to the exact plan when it runs short. The store clears the
- * cache on each of its own writes; other processes' writes are seen within
- * `ttlMs`.
+ * walk falls back to the exact plan when it runs short; a stale count of a
+ * small selection that finds fewer items than it says makes the exact
+ * ranking read every vector of the selection (see nearestVectors). The store
+ * clears the cache on each of its own writes; other processes' writes are
+ * seen within `ttlMs`.
  */
 export class PlanCache {
-  private readonly decisions = new Map<string, { small: boolean; at: number }>();
+  private readonly decisions = new Map<string, { items: number; at: number }>();
 
   constructor(
     private readonly ttlMs = 5000,
     private readonly maxEntries = 1000,
   ) {}
 
-  /** The cached decision for `key`, if still fresh. */
-  get(key: string): boolean | undefined {
+  /** The cached count of `key`'s selection, if still fresh. */
+  get(key: string): number | undefined {
     const d = this.decisions.get(key);
     if (!d) return undefined;
     if (performance.now() - d.at > this.ttlMs) {
       this.decisions.delete(key);
       return undefined;
     }
-    return d.small;
+    return d.items;
   }
 
-  set(key: string, small: boolean): void {
+  set(key: string, items: number): void {
     if (this.decisions.size >= this.maxEntries) this.decisions.clear();
-    this.decisions.set(key, { small, at: performance.now() });
+    this.decisions.set(key, { items, at: performance.now() });
   }
 
   clear(): void {

@@ -136,11 +136,13 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
 
   // Small selections are ranked exactly, from one statement (see scopeRowsSql).
   let small = false;
+  /** Items in scope (live, filter), counted up to exactScanThreshold + 1 (none for an unrestricted search). */
+  let inScope = Number.POSITIVE_INFINITY;
   let candidates: ItemRow[] | undefined;
   if (!unrestricted) {
     const planKey = JSON.stringify([req.namespacePrefix, req.filter ?? null]);
     const cached = ctx.plans?.get(planKey);
-    if (cached !== undefined) small = cached;
+    if (cached !== undefined) inScope = cached;
     else {
       const p = new Params();
       const r = await runStatement<{ n: number }>(
@@ -148,9 +150,10 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
         `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${t.items} i WHERE ${scopeWhere(req, ctx, p)} LIMIT ${p.add(ctx.exactScanThreshold + 1)}) c`,
         p.values,
       );
-      small = r.rows[0].n <= ctx.exactScanThreshold;
-      ctx.plans?.set(planKey, small);
+      inScope = r.rows[0].n;
+      ctx.plans?.set(planKey, inScope);
     }
+    small = inScope <= ctx.exactScanThreshold;
   }
   // As HNSWStore plans: exact plans rank everything they select, index walks a
   // fixed pool, so page N is the same slice of one ranking whatever the page size.
@@ -171,7 +174,7 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
     }
     candidates = r.rows.filter(keep);
   } else if (useVectors) {
-    vectorRanked = small ? await nearestVectors(req, ctx, q, need, poolSize, keep) : await annVectors(req, ctx, q, walkDepth(useKeywords, need, poolSize), keep);
+    vectorRanked = small ? await nearestVectors(req, ctx, q, need, poolSize, inScope, keep) : await annVectors(req, ctx, q, walkDepth(useKeywords, need, poolSize), keep);
   }
   let ranked = vectorRanked;
   if (useKeywords) {
@@ -292,11 +295,14 @@ async function bestScores(ctx: PgSearchContext, q: Buffer, ids: string[]): Promi
  * `nearest` (the vector-only ranking) only items that have vectors: the
  * items in distance order, each row fetched by a primary-key probe until
  * `nearest` pass (live, filter), so a page of 10 probes 10 items, not the
- * whole scope. Otherwise every item (`d` null without vectors, or without
- * `q`) joined to its best distance, so that BM25, the vector ranking and
- * their fusion all come from this one statement. The text depends only on
- * the shape (filter structure, `q` or not, `nearest` or not), so it runs as
- * a named prepared statement.
+ * whole scope; with `vectors` as well, only the scope's `vectors` nearest
+ * vectors are read (a bounded sort), each item's best among them (see
+ * nearestVectors for when that is the exact answer). Otherwise every item
+ * (`d` null without vectors, or without `q`) joined to its best distance, so
+ * that BM25, the vector ranking and their fusion all come from this one
+ * statement. The text depends only on the shape (filter structure, `q` or
+ * not, `nearest` or not, `vectors` or not), so it runs as a named prepared
+ * statement.
  */
 export function scopeRowsSql(
   t: Tables,
@@ -304,6 +310,7 @@ export function scopeRowsSql(
   now: number,
   q: Buffer | null,
   nearest?: number,
+  vectors?: number,
 ): { text: string; values: unknown[] } {
   const p = new Params();
   if (q === null) {
@@ -313,7 +320,7 @@ export function scopeRowsSql(
   const qp = p.add(q);
   // The range of the scope through an InitPlan (see opaque): the statement keeps its generic plan.
   const scope = scopeSql("v.ns", req.namespacePrefix, opaque(p));
-  const distances = (table: string) => `SELECT v.ns, v.key, v.embedding <=> ${qp}::vector AS d FROM ${table} v WHERE ${scope}`;
+  const distances = (table: string) => `SELECT v.ns, v.key, v.field, v.embedding <=> ${qp}::vector AS d FROM ${table} v WHERE ${scope}`;
   const best = `SELECT v.ns, v.key, min(v.d) AS d FROM ${everyVector(t, distances)} v GROUP BY v.ns, v.key`;
   if (nearest === undefined) {
     const where = `${scopeSql("i.ns", req.namespacePrefix, opaque(p))} AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)}`;
@@ -323,7 +330,15 @@ export function scopeRowsSql(
   // The item rows in distance order (OFFSET 0 keeps both subqueries as written, see "Plans"): the
   // outer ORDER BY is the inner one, so the probes stop once the page is full.
   const item = `(SELECT ${PAGE_COLUMNS} FROM ${t.items} i WHERE i.ns = b.ns AND i.key = b.key AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)} OFFSET 0) i`;
-  const text = `SELECT i.*, b.d FROM (${best} ORDER BY min(v.d), v.ns, v.key OFFSET 0) b CROSS JOIN LATERAL ${item} ORDER BY b.d, b.ns, b.key LIMIT ${p.add(nearest)}`;
+  // With `vectors`: the nearest vectors first (a bounded sort, ties in primary-key order), each
+  // item's best among them (those few sorted by item), then those items in distance order again, so
+  // that the probes below stop once the page is full.
+  const ranked =
+    vectors === undefined
+      ? `${best} ORDER BY min(v.d), v.ns, v.key`
+      : `SELECT v.ns, v.key, v.d FROM (SELECT DISTINCT ON (v.ns, v.key) v.ns, v.key, v.d FROM (SELECT v.ns, v.key, v.d FROM ${everyVector(t, distances)} v
+           ORDER BY v.d, v.ns, v.key, v.field LIMIT ${p.add(vectors)}) v ORDER BY v.ns, v.key, v.d) v ORDER BY v.d, v.ns, v.key`;
+  const text = `SELECT i.*, b.d FROM (${ranked} OFFSET 0) b CROSS JOIN LATERAL ${item} ORDER BY b.d, b.ns, b.key LIMIT ${p.add(nearest)}`;
   return { text, values: p.values };
 }
 
@@ -332,17 +347,37 @@ export function scopeRowsSql(
  * distances, one statement. Every row SQL returns passes the same scope,
  * TTL and filter in JS, so the page is complete; should JS refuse one, the
  * whole pool (`k`) is ranked instead, so the result never depends on it.
+ *
+ * The statement first reads only the nearest {@link NEAREST_VECTORS_PER_ITEM}
+ * × `limit` vectors of the scope (a bounded sort, as raw pgvector's
+ * `ORDER BY … LIMIT` is), not every vector's best per item. That is the exact
+ * answer whenever it fills the page: an item whose best vector is not among
+ * them ranks below every item whose best vector is. When it comes back short
+ * of `min(limit, inScope)` (items with several vectors each, rows the filter
+ * or TTL refuse, items stored without vectors, or a stale count), the same
+ * page is ranked again over every vector of the scope.
  */
-async function nearestVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer, need: number, k: number, keep: (row: ItemRow) => boolean): Promise<Ranked[]> {
+async function nearestVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer, need: number, k: number, inScope: number, keep: (row: ItemRow) => boolean): Promise<Ranked[]> {
   for (const limit of need < k ? [need, k] : [k]) {
-    const { text, values } = scopeRowsSql(ctx.tables, req, ctx.now, q, limit);
-    const r = await runStatement<ItemRow & { d: number }>(ctx, text, values);
+    const rank = (vectors?: number) => {
+      const { text, values } = scopeRowsSql(ctx.tables, req, ctx.now, q, limit, vectors);
+      return runStatement<ItemRow & { d: number }>(ctx, text, values);
+    };
+    let r = await rank(NEAREST_VECTORS_PER_ITEM * limit);
+    if (r.rows.length < Math.min(limit, inScope)) r = await rank();
     let refused = false;
     for (const row of r.rows) if (!keep(row)) refused = true;
     if (!refused || limit === k) return r.rows.map((row) => ({ id: rowId(row.ns, row.key), score: 1 - Number(row.d) }));
   }
   return [];
 }
+
+/**
+ * Vectors per item of a page the exact vector-only ranking reads first: an
+ * item stored with up to this many indexed fields does not send the search
+ * to the slower statement over every vector of the scope.
+ */
+export const NEAREST_VECTORS_PER_ITEM = 3;
 
 /** A search statement, named and prepared when the store prepares statements (see PreparedStatements). */
 function runStatement<R extends QueryResultRow>(ctx: PgSearchContext, text: string, values: unknown[], inTransaction = ctx.inTransaction): Promise<QueryResult<R>> {
@@ -422,7 +457,7 @@ async function annVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer,
     if (best.size >= k) return [...best].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score).slice(0, k);
     // Fewer rows than asked: the scope is exhausted, or the index walk gave up (no iterative scan
     // before pgvector 0.8, or hnsw.max_scan_tuples reached). Settle it exactly.
-    if (r.rows.length < kk) return nearestVectors(req, ctx, q, k, k, keep);
+    if (r.rows.length < kk) return nearestVectors(req, ctx, q, k, k, Number.POSITIVE_INFINITY, keep);
     kk *= 2;
   }
 }
