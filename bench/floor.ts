@@ -47,6 +47,8 @@ const queries = lowRankUnitVectors(QUERIES + WARMUP, DIMS, 2);
 const exact = exactTopK(data, queries, DIMS, K, 0, N);
 const embeddings = new PrecomputedEmbeddings(data, queries, DIMS);
 const dir = await mkdtemp(join(os.tmpdir(), "bench-floor-"));
+/** The vector-only side's copy of the directory. */
+const dirV = `${dir}-vector`;
 const index = { dims: DIMS, embeddings, fields: ["text"] };
 const hnsw = args.has("ef") ? { efSearch: EF } : undefined;
 
@@ -63,7 +65,6 @@ try {
   await build.close();
 
   // The vector-only side gets a store of its own, on a copy of the directory.
-  const dirV = `${dir}-vector`;
   await cp(dir, dirV, { recursive: true });
   const store = new HNSWStore({ path: dir, index, embeddingCache: false, hnsw });
   await store.open();
@@ -118,5 +119,5 @@ try {
   await writeFile("bench/results/floor.json", JSON.stringify(result, null, 2) + "\n");
 } finally {
   await rm(dir, { recursive: true, force: true });
-  await rm(`${dir}-vector`, { recursive: true, force: true });
+  await rm(dirV, { recursive: true, force: true });
 }

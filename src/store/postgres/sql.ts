@@ -1,3 +1,4 @@
+import { endianness } from "node:os";
 import type { QueryResult, QueryResultRow } from "pg";
 
 /** What the store needs from a `pg` client or pool. */
@@ -114,7 +115,7 @@ export function vectorParam(v: ArrayLike<number>): Buffer {
   return out;
 }
 
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const LITTLE_ENDIAN = endianness() === "LE";
 
 /**
  * A subquery over both vector tables: the indexed one and the pending one
