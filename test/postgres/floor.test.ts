@@ -104,6 +104,38 @@ describeWithVectors("PostgresMemoryStore at its floor (real server)", () => {
     }
   });
 
+  it("a walk that the index alone fills runs without pgvector's iterative scan; a selective one walks again with it, and the selection's next walks start with it", async () => {
+    // Every selection above 10 items is walked.
+    // Connections of its own, so that each walk's settings are sent (see withWalkSettings).
+    const own = countingPool();
+    const s = open({ pool: own.pool, retrieval: "vector" }, { exactScanThreshold: 10 });
+    const sent = own.sent;
+    const walks = () => sent.filter((t) => t.includes("<=>"));
+    const iterative = () => sent.flatMap((t) => [...t.matchAll(/hnsw\.iterative_scan = (\w+)/g)].map((m) => m[1]));
+    sent.length = 0;
+    for (let q = 0; q < 3; q++) expect(await s.search(["users"], { query: idText("q", q), limit: 10 })).toHaveLength(10);
+    expect(walks()).toHaveLength(3);
+    expect(iterative()).not.toContain("relaxed_order");
+    expect(iterative()).toContain("off");
+    // A filter that 30 of the 2,000 items pass: the first walk stops at ef_search with a few of them,
+    // the second walks on iteratively and fills the page.
+    const texts = Array.from({ length: 30 }, (_, i) => idText("v", 7 + 40 * i));
+    const filter = { text: { $in: texts } };
+    sent.length = 0;
+    const first = await s.search(["users"], { query: idText("q", 1), limit: 10, filter });
+    expect(first).toHaveLength(10);
+    expect(first.every((h) => texts.includes(h.value.text as string))).toBe(true);
+    expect(walks()).toHaveLength(2);
+    expect(iterative()).toEqual(["relaxed_order"]);
+    sent.length = 0;
+    const again = await s.search(["users"], { query: idText("q", 1), limit: 10, filter });
+    expect(again.map((h) => h.key)).toEqual(first.map((h) => h.key));
+    expect(walks()).toHaveLength(1);
+    expect(iterative()).not.toContain("off");
+    await s.close();
+    await own.pool.end();
+  });
+
   it("an explicit efSearch below the fusion pool (50) is the walk's ef_search, in vector and hybrid mode; unset, it fits the table", async () => {
     for (const retrieval of ["vector", "hybrid"] as const) {
       const s = open({ retrieval }, { efSearch: 16 });
@@ -167,7 +199,7 @@ describeWithVectors("PostgresMemoryStore at its floor (real server)", () => {
     const vacuumsOf = () => sent.filter((t) => /^VACUUM/.test(t) && t.includes(`"${own}"`));
     for (let i = 0; i < 600 && ((await burst.stats()).pendingVectors > 0 || vacuumsOf().length < 2); i++) await new Promise((r) => setTimeout(r, 50));
     const duringBurst = vacuumsOf();
-    expect(duringBurst.length).toBeGreaterThanOrEqual(2);
+    expect(duringBurst.length, `pending ${(await burst.stats()).pendingVectors}; index and VACUUM statements: ${sent.filter((t) => /VACUUM|INDEX/i.test(t)).map((t) => t.slice(0, 80)).join(" | ")}`).toBeGreaterThanOrEqual(2);
     expect(duringBurst.filter((t) => /ANALYZE/.test(t)), duringBurst.join("\n")).toEqual([]);
     await burst.flushIndex();
     const vacuums = vacuumsOf();

@@ -83,6 +83,8 @@ const VACUUM_EVERY = 500;
  */
 export class IndexSettler {
   private readonly running = new Set<Promise<void>>();
+  /** Loops that have not yet decided to stop (a loop leaves `running` only a turn after it returns). */
+  private looping = 0;
   private stopped = false;
   /** Pending rows as far as this process knows (its writes minus its moves; checked against the table before waiting). */
   private estimate = 0;
@@ -309,19 +311,24 @@ export class IndexSettler {
   }
 
   private async loop(): Promise<void> {
+    this.looping++;
     try {
       while (!this.stopped) {
         const writes = this.writes;
         const moved = await this.options.transaction((db) => moveChunk(db, this.options.tables, this.chunk), "index settle");
         this.moved(moved);
         if (moved === 0 && writes === this.writes) {
-          // The table is drained: its dead rows go now, not when autovacuum comes.
-          if (this.running.size === 1) void this.vacuum();
+          // The table is drained: the last loop to see it vacuums its dead rows now, not when
+          // autovacuum comes. Counted here, not by `running`: two loops that found it drained in the
+          // same turn both still counted as running, and neither vacuumed.
+          if (--this.looping === 0) void this.vacuum();
           if (this.bulkMoved !== undefined) this.buildWhenQuiet();
           return;
         }
       }
+      this.looping--;
     } catch (err) {
+      this.looping--;
       // The rows stay pending (and searchable); the next write or poll starts a worker again.
       if (!this.stopped) this.options.logger.warn(`langgraph-hnsw-memory: ${this.options.tables.items}: moving new vectors into the HNSW index failed: ${String((err as Error)?.message ?? err)}`);
     }

@@ -11,12 +11,16 @@
  * stale "large" walks the index over a selection that has shrunk, and the
  * walk falls back to the exact plan when it runs short; a stale count of a
  * small selection that finds fewer items than it says makes the exact
- * ranking read every vector of the selection (see nearestVectors). The store
- * clears the cache on each of its own writes; other processes' writes are
- * seen within `ttlMs`.
+ * ranking read every vector of the selection (see nearestVectors). It also
+ * remembers which large selections needed iterative scans to fill a page
+ * (see annVectors): a stale mark costs a walk its speed, never its results.
+ * The store clears the counts on each of its own writes; other processes'
+ * writes are seen within `ttlMs`.
  */
 export class PlanCache {
   private readonly decisions = new Map<string, { items: number; at: number }>();
+  /** Selections whose index walk came back short without iterative scans (see annVectors), and when. */
+  private readonly iterative = new Map<string, number>();
 
   constructor(
     private readonly ttlMs = 5000,
@@ -39,6 +43,23 @@ export class PlanCache {
     this.decisions.set(key, { items, at: performance.now() });
   }
 
+  /** True when `key`'s last walk without iterative scans came back short, not long ago. */
+  needsIterativeScan(key: string): boolean {
+    const at = this.iterative.get(key);
+    if (at === undefined) return false;
+    if (performance.now() - at > this.ttlMs) {
+      this.iterative.delete(key);
+      return false;
+    }
+    return true;
+  }
+
+  setNeedsIterativeScan(key: string): void {
+    if (this.iterative.size >= this.maxEntries) this.iterative.clear();
+    this.iterative.set(key, performance.now());
+  }
+
+  /** Forgets the counts (the store's own writes change them); the walks' marks stay until they expire. */
   clear(): void {
     this.decisions.clear();
   }

@@ -71,6 +71,7 @@ export interface PgSearchContext {
   /** The caller set `hnsw.efSearch`: the walk uses it as it is (iterative scans fill the page). */
   efExplicit?: boolean;
   exactScanThreshold: number;
+  /** The server's pgvector has iterative scans (0.8 and later): a walk uses them when it needs them (see annVectors). */
   iterativeScan: boolean;
   /** The batch runs in a transaction (its writes); reads run on a connection outside one. */
   inTransaction: boolean;
@@ -139,8 +140,9 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
   /** Items in scope (live, filter), counted up to exactScanThreshold + 1 (none for an unrestricted search). */
   let inScope = Number.POSITIVE_INFINITY;
   let candidates: ItemRow[] | undefined;
+  /** The selection, as the plan cache knows it (see PlanCache). */
+  const planKey = JSON.stringify([req.namespacePrefix, req.filter ?? null]);
   if (!unrestricted) {
-    const planKey = JSON.stringify([req.namespacePrefix, req.filter ?? null]);
     const cached = ctx.plans?.get(planKey);
     if (cached !== undefined) inScope = cached;
     else {
@@ -174,7 +176,7 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
     }
     candidates = r.rows.filter(keep);
   } else if (useVectors) {
-    vectorRanked = small ? await nearestVectors(req, ctx, q, need, poolSize, inScope, keep) : await annVectors(req, ctx, q, walkDepth(useKeywords, need, poolSize), keep);
+    vectorRanked = small ? await nearestVectors(req, ctx, q, need, poolSize, inScope, keep) : await annVectors(req, ctx, q, walkDepth(useKeywords, need, poolSize), planKey, keep);
   }
   let ranked = vectorRanked;
   if (useKeywords) {
@@ -431,20 +433,32 @@ function walkDepth(useKeywords: boolean, need: number, pool: number): number {
 }
 
 /**
- * Through the HNSW index. pgvector's iterative scan keeps walking the graph
- * until the filtered query has its rows; k is doubled when an item's several
- * vectors leave fewer than k distinct items; when the walk returns fewer rows
- * than asked, an exact query over the scope settles it, so `limit` is filled.
+ * Through the HNSW index. k is doubled when an item's several vectors leave
+ * fewer than k distinct items; when the walk returns fewer rows than asked,
+ * an exact query over the scope settles it, so `limit` is filled.
+ *
+ * pgvector 0.8's iterative scan keeps walking the graph until a filtered
+ * query has its rows, but it costs every walk: each node the walk visits and
+ * passes over is kept for a later round (about half as much again as the
+ * walk itself at 10k vectors and ef_search 100, where nothing is filtered
+ * out). So a walk runs without it first (pgvector stops at ef_search rows);
+ * if the scope, TTL or filter left fewer than the walk asked for, it walks
+ * again with it, and the selection's later walks use it from the start for
+ * as long as the plan cache remembers (see PlanCache.needsIterativeScan). An
+ * explicit `efSearch` below the walk's depth uses it at once: only an
+ * iterative scan honours a beam narrower than the page.
  */
-async function annVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer, k: number, keep: (row: ItemRow) => boolean): Promise<Ranked[]> {
+async function annVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer, k: number, planKey: string, keep: (row: ItemRow) => boolean): Promise<Ranked[]> {
   let kk = k;
+  let iterative = ctx.iterativeScan && ((ctx.efExplicit && ctx.efSearch < kk) || ctx.plans?.needsIterativeScan(planKey) === true);
   for (;;) {
     // An explicit efSearch is used as it is when iterative scans fill a page past it; else the
     // beam is at least the walk's depth (without iterative scans pgvector returns at most ef rows).
-    const efSearch = ctx.efExplicit && ctx.iterativeScan ? ctx.efSearch : Math.max(ctx.efSearch, kk);
+    const efSearch = ctx.efExplicit && iterative ? ctx.efSearch : Math.max(ctx.efSearch, kk);
     const { text, values } = annSql(ctx.tables, req, ctx.now, q, kk);
     const mode = ctx.walkMode ?? "local";
-    const r = await withWalkSettings(ctx.db, { efSearch, iterativeScan: ctx.iterativeScan }, mode, ctx.inTransaction, () =>
+    const settings = { efSearch, iterativeScan: ctx.iterativeScan ? (iterative ? "relaxed_order" : "off") : undefined } as const;
+    const r = await withWalkSettings(ctx.db, settings, mode, ctx.inTransaction, () =>
       runStatement<ItemRow & { d: number }>(ctx, text, values, ctx.inTransaction || mode === "local"),
     );
     for (const row of r.rows) keep(row);
@@ -455,9 +469,17 @@ async function annVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer,
       if (!best.has(id) || best.get(id)! < s) best.set(id, s);
     }
     if (best.size >= k) return [...best].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score).slice(0, k);
-    // Fewer rows than asked: the scope is exhausted, or the index walk gave up (no iterative scan
-    // before pgvector 0.8, or hnsw.max_scan_tuples reached). Settle it exactly.
-    if (r.rows.length < kk) return nearestVectors(req, ctx, q, k, k, Number.POSITIVE_INFINITY, keep);
+    if (r.rows.length < kk) {
+      // Fewer rows than asked: the walk stopped at ef_search with rows left out by the scope, TTL
+      // or filter (walk on past it, iteratively), or the scope is exhausted, or the index walk gave
+      // up (no iterative scan before pgvector 0.8, or hnsw.max_scan_tuples reached): settle it exactly.
+      if (ctx.iterativeScan && !iterative) {
+        iterative = true;
+        ctx.plans?.setNeedsIterativeScan(planKey);
+        continue;
+      }
+      return nearestVectors(req, ctx, q, k, k, Number.POSITIVE_INFINITY, keep);
+    }
     kk *= 2;
   }
 }

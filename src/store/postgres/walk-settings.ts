@@ -18,8 +18,12 @@ export type WalkSettingsMode = "session" | "local";
 /** The settings an index walk needs. */
 export interface WalkSettings {
   efSearch: number;
-  /** pgvector 0.8's iterative scans (a filtered walk goes on until the page is full). */
-  iterativeScan: boolean;
+  /**
+   * pgvector 0.8's iterative scans (a filtered walk goes on until the page
+   * is full): `"relaxed_order"` on, `"off"` off, undefined where the server's
+   * pgvector has none (the setting is not sent).
+   */
+  iterativeScan?: "relaxed_order" | "off";
 }
 
 /** The settings each connection has at session level (the statement that set them). */
@@ -27,7 +31,8 @@ const applied = new WeakMap<object, string>();
 
 function statements(s: WalkSettings, mode: WalkSettingsMode): string[] {
   const out = [`hnsw.ef_search = ${Math.min(1000, Math.max(1, Math.round(s.efSearch)))}`];
-  if (s.iterativeScan) out.push("hnsw.iterative_scan = relaxed_order");
+  // Set either way where pgvector has it: a session keeps what an earlier walk set.
+  if (s.iterativeScan) out.push(`hnsw.iterative_scan = ${s.iterativeScan}`);
   // A search is a short OLTP statement: a parallel worker (the planner offers one for the pending
   // branch while its statistics still count rows that were moved) costs more to start than the scan.
   out.push("max_parallel_workers_per_gather = 0");
