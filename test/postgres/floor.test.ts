@@ -189,13 +189,16 @@ describeWithVectors("PostgresMemoryStore at its floor (real server)", () => {
     const own = freshSchema();
     const burst = open({ schema: own }, { indexWorkers: 2 });
     sent.length = 0;
-    // 1,200 vectors through the pending table in batches of 100: the workers move over 500 of them while it runs.
-    for (let s = 0; s < 1200; s += 100) {
+    // 3,000 vectors through the pending table in batches of 100. A first load of new tables moves them
+    // 1,000 at a time (the HNSW index is built after it), so two or three moves of 500 or more: at
+    // least two VACUUMs (with 1,200, one move of 1,000 could be all there was, and its VACUUM all the
+    // table needed).
+    for (let s = 0; s < 3000; s += 100) {
       const ops = [];
-      for (let i = s; i < s + 100; i++) ops.push({ namespace: ["users", `u${i % 40}`], key: `k${i}`, value: { text: idText("v", i) } });
+      for (let i = s; i < s + 100; i++) ops.push({ namespace: ["users", `u${i % 40}`], key: `k${i}`, value: { text: idText("v", i % N) } });
       await burst.batch(ops);
     }
-    // The workers move all 1,200 (no flushIndex): they vacuum every 500 moved rows and when they drain the table.
+    // The workers move all 3,000 (no flushIndex): they vacuum every 500 moved rows and when they drain the table.
     const vacuumsOf = () => sent.filter((t) => /^VACUUM/.test(t) && t.includes(`"${own}"`));
     for (let i = 0; i < 600 && ((await burst.stats()).pendingVectors > 0 || vacuumsOf().length < 2); i++) await new Promise((r) => setTimeout(r, 50));
     const duringBurst = vacuumsOf();
