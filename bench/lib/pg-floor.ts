@@ -119,7 +119,7 @@ export async function floorRun(options: {
     const rawAll = async (q: number) => (await raw.query<{ key: string }>(`SELECT key FROM memory_vectors ORDER BY embedding <=> $1::vector LIMIT ${K}`, [qs[q % queries]])).rows.map((r) => Number(r.key.slice(1)));
     const rawUser = async (q: number) =>
       (await raw.query<{ key: string }>(`SELECT key FROM memory_vectors WHERE ns = 'users.u1' ORDER BY embedding <=> $1::vector LIMIT ${K}`, [qs[q % queries]])).rows.map((r) => Number(r.key.slice(1)));
-    /** Both sides alternately, query by query (3 untimed first), for `count` queries or while `until()` holds. */
+    /** Both sides alternately, query by query (3 untimed first; which side goes first alternates too), for `count` queries or while `until()` holds. */
     const state = async (a: (q: number) => Promise<number[]>, b: (q: number) => Promise<number[]>, exact: Int32Array[], count = queries, until?: () => boolean, serverCpu = true): Promise<FloorState> => {
       const sides = [a, b];
       const samples: number[][] = [[], []];
@@ -127,7 +127,9 @@ export async function floorRun(options: {
       const node = [0, 0];
       const server: (number | undefined)[] = [0, 0];
       for (let q = 0; q < count + 3 && (!until || until()); q++) {
-        for (let s = 0; s < 2; s++) {
+        // The side that goes first alternates query by query: after a burst the first reader of a
+        // new row also sets its hint bits (and dirties its page), which the other side then skips.
+        for (const s of q % 2 === 0 ? [0, 1] : [1, 0]) {
           const before = q >= 3 && serverCpu ? await serverCpuMs(admin, apps[s]!) : undefined;
           const c = process.cpuUsage();
           const t = performance.now();
