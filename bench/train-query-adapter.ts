@@ -162,7 +162,8 @@ if (process.env.XVAL) {
     `${onB.map(f).join(" | ")} | ${onA.map(f).join(" | ")} | ${pct(mean([...onA, ...onB], "r5"))} | ${pct(mean([...onA, ...onB], "r10"))} | ${mean([...onA, ...onB], "mrr").toFixed(3)} |`;
   const cols = (dir: string) => `| ${dir} R@5 | R@10 | MRR | preload | same, extractor wording R@5 | R@10 | MRR | preload | same, first person R@5 | R@10 | MRR | preload `;
   console.log("\n| settings " + cols("A-tune → B-tune") + cols("B-tune → A-tune") + "| mean R@5 | mean R@10 | mean MRR |\n|---|" + "---|".repeat(27));
-  console.log(`| none | ${row(await both(b, undefined), await both(a, undefined))}`);
+  // NONE=0 leaves out the row without an adapter (the same in every run).
+  if (process.env.NONE !== "0") console.log(`| none | ${row(await both(b, undefined), await both(a, undefined))}`);
   for (const s of grid) {
     const diff = Object.entries(s).filter(([k, x]) => DEFAULTS[k as keyof TrainSettings] !== x).map(([k, x]) => `${k} ${x}`).join(", ") || "defaults";
     const onB = await both(b, train(await withC(a, s), s, DIMS));
