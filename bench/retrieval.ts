@@ -35,7 +35,8 @@ await embedder.embedQuery("warm up the WebAssembly kernels");
 const firstEmbedMs = performance.now() - t1;
 
 // ---- the facts path (smoke set + development sets, tune and held-out apart; each development
-// set as written and in the extractor's wording, bench/lib/extractor-wording.ts) -------------
+// set as written, in the extractor's wording, bench/lib/extractor-wording.ts, and in the first
+// person, bench/lib/first-person-wording.ts) -------------
 // `--facts` runs only this section.
 const factsPath = await runFactsBench(new CachedEmbeddings({ embeddings: embedder }));
 printFactsBench(factsPath);

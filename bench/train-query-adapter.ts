@@ -2,7 +2,8 @@
  * Trains a low-rank query-side adapter for USE-lite on the facts development
  * sets and scores it through the real store: `npx tsx bench/train-query-adapter.ts`.
  *
- * q' = normalise(q + U·(Vᵀq)) (bench/lib/query-adapter.ts). Training pairs are
+ * q' = normalise(q + U·(Vᵀq)) (bench/lib/query-adapter.ts; BIAS=1 adds a learnt
+ * bias: normalise(q + U·(Vᵀq) + b)). Training pairs are
  * (question, its answer facts) of the TUNE people only; the other facts of the
  * same person are the negatives: a softmax over the person's facts at
  * temperature TAU, the answers sharing the target, L2 weight decay LAMBDA on U
@@ -23,21 +24,26 @@
  * setting may be a comma list (RANK=16,32,64), every combination one row.
  * VAL=1 trains on half of each set's tune people and scores plain cosine R@5
  * on the other half.
- * Settings: RANK (32), TAU (0.05), LAMBDA (0.1), EPOCHS (100), LR (0.01), SEED (7);
+ * Settings: RANK (32), TAU (0.05), LAMBDA (0.1), EPOCHS (100), LR (0.01), SEED (7), BIAS (0);
  * hard negatives (bench/lib/adapter-training.ts): OTHER_NEG (0: the k nearest
  * facts of other tune people of the same set on the answer's topic), NEAR_MARGIN
  * (0: off; a cosine margin over the NEAR_K (3) nearest wrong facts of the person,
  * weight NEAR_WEIGHT (1)).
  * Vectors come from the bench cache (bench/results/use-lite-vectors.json).
- * TRAIN_C=1 adds the training-only facts set C; TRAIN_EP=1 (or dev1 / dev2) adds the
+ * TRAIN_C=1 adds the training-only facts set C; TRAIN_D=1 the training-only set D
+ * (bench/data/facts-dev-d.json, same format, every person "tune"); TRAIN_EP=1 (or dev1 / dev2) adds the
  * tune conversations of the conversational sets (rows: every turn of the conversation,
  * answers: the evidence turns).
  * WORDING=both trains on every set twice, as written and in the extractor's wording
  * (bench/lib/extractor-wording.ts: "User lives in Lisbon.", questions about "the
  * user"; the same questions and answers), and scores every set in both wordings;
- * WORDING=original (the default but for ADAPTER=facts) trains on the sets as written
- * and scores both wordings. Training stays deterministic (seeded V, full batch, the
- * examples in a fixed order: each set as written, then its extractor-wording view).
+ * WORDING=all trains on every set three times: as written, in the extractor's wording
+ * and in the first person (bench/lib/first-person-wording.ts: the extractor's facts,
+ * questions asked by the person: "where do I live?", the way the preload searches with
+ * the user's last message); WORDING=original (the default but for ADAPTER=facts) trains
+ * on the sets as written. Every run scores all three wordings. Training stays
+ * deterministic (seeded V, full batch, the examples in a fixed order: each set as
+ * written, then its extractor-wording view, then its first-person view).
  *
  * The package ships two adapters, one per kind of memory a search looks in
  * (src/embeddings/query-adapter.ts); ADAPTER picks one's recipe, which the
@@ -58,6 +64,7 @@ import { DiskCachedEmbeddings } from "./lib/disk-cache.js";
 import { FactsStore, type FactsMetrics } from "./lib/facts-eval.js";
 import { DEV_SETS } from "./lib/facts-bench.js";
 import { extractorWording } from "./lib/extractor-wording.js";
+import { firstPersonWording } from "./lib/first-person-wording.js";
 import { loadFactsDevSet, peopleOf, type FactsDevSet, type SetPart } from "./lib/facts-sets.js";
 import type { QueryAdapter } from "../src/embeddings/query-adapter.js";
 import { AdaptedQueryEmbeddings } from "./lib/query-adapter.js";
@@ -71,11 +78,13 @@ const list = (name: string, d: number) => (process.env[name] === undefined ? [d]
 const ADAPTER = process.env.ADAPTER;
 if (ADAPTER !== undefined && ADAPTER !== "facts" && ADAPTER !== "episodes") throw new Error(`ADAPTER must be facts or episodes, got ${ADAPTER}`);
 if (process.env.WRITE && !ADAPTER) throw new Error("WRITE=1 needs ADAPTER=facts or ADAPTER=episodes (which weights file to write)");
-const DEFAULTS: TrainSettings = { rank: 32, tau: 0.05, lambda: ADAPTER === "facts" ? 0.03 : 0.1, epochs: 100, lr: 0.01, seed: 7, otherNegatives: 0, nearMargin: 0, nearK: 3, nearWeight: 1 };
+const DEFAULTS: Required<TrainSettings> = { rank: 32, tau: 0.05, lambda: ADAPTER === "facts" ? 0.03 : 0.1, epochs: 100, lr: 0.01, seed: 7, otherNegatives: 0, nearMargin: 0, nearK: 3, nearWeight: 1, bias: 0 };
 const ENV: Record<keyof TrainSettings, string> = {
   rank: "RANK", tau: "TAU", lambda: "LAMBDA", epochs: "EPOCHS", lr: "LR", seed: "SEED",
-  otherNegatives: "OTHER_NEG", nearMargin: "NEAR_MARGIN", nearK: "NEAR_K", nearWeight: "NEAR_WEIGHT",
+  otherNegatives: "OTHER_NEG", nearMargin: "NEAR_MARGIN", nearK: "NEAR_K", nearWeight: "NEAR_WEIGHT", bias: "BIAS",
 };
+/** Settings as the weights file and the log name them: `bias` only when on (files written before it existed stay the same). */
+const shown = (s: TrainSettings) => JSON.stringify(s.bias ? s : { ...s, bias: undefined });
 const settings = Object.fromEntries(Object.entries(ENV).map(([k, e]) => [k, num(e, DEFAULTS[k as keyof TrainSettings])])) as unknown as TrainSettings;
 const DIMS = 512;
 const USE_LITE_MODEL = new UniversalSentenceEncoderEmbeddings().model;
@@ -88,18 +97,24 @@ const sets = await Promise.all(DEV_SETS.map((f) => loadFactsDevSet(f)));
 /** TRAIN_C=1 (ADAPTER=facts: unless TRAIN_C=0): the training-only set C (bench/data/facts-dev-c.json, every person "tune") joins every training. */
 const trainC = process.env.TRAIN_C === undefined ? ADAPTER === "facts" : process.env.TRAIN_C !== "0";
 const setC = trainC ? await loadFactsDevSet("facts-dev-c.json") : undefined;
-/** WORDING=both (ADAPTER=facts: unless WORDING=original): every training set also in the extractor's wording. */
+/** TRAIN_D=1: the training-only set D (bench/data/facts-dev-d.json, every person "tune") joins every training, after C. */
+const setD = process.env.TRAIN_D && process.env.TRAIN_D !== "0" ? await loadFactsDevSet("facts-dev-d.json") : undefined;
+/** The training-only sets of this run, in training order. */
+const extraSets = [setC, setD].filter((x): x is FactsDevSet => x !== undefined);
+/** WORDING=both (ADAPTER=facts: unless WORDING=original or all): every training set also in the extractor's wording; all: and in the first person. */
 const WORDING = process.env.WORDING ?? (ADAPTER === "facts" ? "both" : "original");
-if (WORDING !== "both" && WORDING !== "original") throw new Error(`WORDING must be both or original, got ${WORDING}`);
-/** A set's extractor-wording view, made once. */
+if (WORDING !== "both" && WORDING !== "original" && WORDING !== "all") throw new Error(`WORDING must be both, all or original, got ${WORDING}`);
+/** A set's extractor-wording and first-person views, each made once. */
 const views = new Map<FactsDevSet, FactsDevSet>();
 const viewOf = (set: FactsDevSet) => views.get(set) ?? views.set(set, extractorWording(set)).get(set)!;
-/** The sets a training on `set` uses: itself, and with WORDING=both its extractor-wording view. */
-const wordings = (set: FactsDevSet) => (WORDING === "both" ? [set, viewOf(set)] : [set]);
-/** The sets scored: each development set as written, then in the extractor's wording. */
-const scored = [...sets, ...sets.map(viewOf)];
+const firstViews = new Map<FactsDevSet, FactsDevSet>();
+const firstOf = (set: FactsDevSet) => firstViews.get(set) ?? firstViews.set(set, firstPersonWording(set, viewOf(set))).get(set)!;
+/** The sets a training on `set` uses: itself, with WORDING=both its extractor-wording view, with WORDING=all its first-person view too. */
+const wordings = (set: FactsDevSet) => (WORDING === "all" ? [set, viewOf(set), firstOf(set)] : WORDING === "both" ? [set, viewOf(set)] : [set]);
+/** The sets scored: each development set as written, then in the extractor's wording, then in the first person. */
+const scored = [...sets, ...sets.map(viewOf), ...sets.map(firstOf)];
 {
-  const texts = [...scored, ...(setC ? [setC, viewOf(setC)] : [])].flatMap((s) => s.people.flatMap((p) => [...p.facts.map((f) => f.text), ...p.questions.map((q) => q.q)]));
+  const texts = [...scored, ...extraSets.flatMap((x) => [x, viewOf(x), firstOf(x)])].flatMap((s) => s.people.flatMap((p) => [...p.facts.map((f) => f.text), ...p.questions.map((q) => q.q)]));
   await cache.embedDocuments(texts);
   await cache.save();
 }
@@ -108,7 +123,7 @@ const examples = (people: Parameters<typeof examplesOf>[0], s: TrainSettings = s
 
 const load = () => os.loadavg().map((x) => x.toFixed(1)).join(" ");
 const pct = (x: number) => (100 * x).toFixed(1);
-console.log(`query adapter${ADAPTER ? ` (${ADAPTER})` : ""}, ${new Date().toISOString()}, load ${load()}, ${JSON.stringify(settings)}${setC ? ", with set C" : ""}, wording ${WORDING}`);
+console.log(`query adapter${ADAPTER ? ` (${ADAPTER})` : ""}, ${new Date().toISOString()}, load ${load()}, ${shown(settings)}${setC ? ", with set C" : ""}${setD ? ", with set D" : ""}, wording ${WORDING}`);
 
 /** R@5 / R@10 / MRR / preload R@5 of one part of a set through a real store whose queries go through `adapter`. */
 async function storeScore(set: FactsDevSet, part: SetPart, adapter: QueryAdapter | undefined): Promise<FactsMetrics> {
@@ -138,16 +153,17 @@ if (process.env.XVAL) {
     return exCache.get(key)!;
   };
   const all = async (set: FactsDevSet, s: TrainSettings) => (await Promise.all(wordings(set).map((w) => ex(w, s)))).flat();
-  const withC = async (set: FactsDevSet, s: TrainSettings) => [...(await all(set, s)), ...(setC ? await all(setC, s) : [])];
-  // Each direction scored in both wordings of the other set's tune people (as written, then the extractor's).
-  const both = async (set: FactsDevSet, adapter: QueryAdapter | undefined) => [await storeScore(set, "tune", adapter), await storeScore(viewOf(set), "tune", adapter)] as const;
+  const withC = async (set: FactsDevSet, s: TrainSettings) => [...(await all(set, s)), ...(await Promise.all(extraSets.map((x) => all(x, s)))).flat()];
+  // Each direction scored in all three wordings of the other set's tune people (as written, the extractor's, the first person).
+  const both = async (set: FactsDevSet, adapter: QueryAdapter | undefined) =>
+    [await storeScore(set, "tune", adapter), await storeScore(viewOf(set), "tune", adapter), await storeScore(firstOf(set), "tune", adapter)] as const;
+  const mean = (ms: FactsMetrics[], k: "r5" | "r10" | "mrr") => ms.reduce((x, m) => x + m[k], 0) / ms.length;
   const row = (onB: readonly FactsMetrics[], onA: readonly FactsMetrics[]) =>
-    `${onB.map(f).join(" | ")} | ${onA.map(f).join(" | ")} | ${pct([...onA, ...onB].reduce((x, m) => x + m.r5, 0) / 4)} |`;
-  console.log(
-    "\n| settings | A-tune → B-tune R@5 | R@10 | MRR | preload | same, extractor wording R@5 | R@10 | MRR | preload " +
-      "| B-tune → A-tune R@5 | R@10 | MRR | preload | same, extractor wording R@5 | R@10 | MRR | preload | mean R@5 |\n|---|" + "---|".repeat(17),
-  );
-  console.log(`| none | ${row(await both(b, undefined), await both(a, undefined))}`);
+    `${onB.map(f).join(" | ")} | ${onA.map(f).join(" | ")} | ${pct(mean([...onA, ...onB], "r5"))} | ${pct(mean([...onA, ...onB], "r10"))} | ${mean([...onA, ...onB], "mrr").toFixed(3)} |`;
+  const cols = (dir: string) => `| ${dir} R@5 | R@10 | MRR | preload | same, extractor wording R@5 | R@10 | MRR | preload | same, first person R@5 | R@10 | MRR | preload `;
+  console.log("\n| settings " + cols("A-tune → B-tune") + cols("B-tune → A-tune") + "| mean R@5 | mean R@10 | mean MRR |\n|---|" + "---|".repeat(27));
+  // NONE=0 leaves out the row without an adapter (the same in every run).
+  if (process.env.NONE !== "0") console.log(`| none | ${row(await both(b, undefined), await both(a, undefined))}`);
   for (const s of grid) {
     const diff = Object.entries(s).filter(([k, x]) => DEFAULTS[k as keyof TrainSettings] !== x).map(([k, x]) => `${k} ${x}`).join(", ") || "defaults";
     const onB = await both(b, train(await withC(a, s), s, DIMS));
@@ -184,21 +200,22 @@ const [setA, setB] = sets as [FactsDevSet, FactsDevSet];
 const tuneExamples = async (set: FactsDevSet) => (await Promise.all(wordings(set).map((w) => examples(peopleOf(w, "tune"))))).flat();
 const exA = await tuneExamples(setA);
 const exB = await tuneExamples(setB);
-const exC = setC ? await tuneExamples(setC) : [];
+const exC = (await Promise.all(extraSets.map(tuneExamples))).flat();
 /** TRAIN_EP=1: the conversational sets' tune conversations (dev1 c0–c3, dev2 d0–d3) join the training. */
 const exE = process.env.TRAIN_EP
   ? await episodeExamples((await Promise.all((process.env.TRAIN_EP === "1" ? ["dev1", "dev2"] as const : [process.env.TRAIN_EP as "dev1" | "dev2"]).map((set) => loadConversationSet(set, "tune")))).flat(), vec)
   : [];
 if (process.env.WRITE) {
   await writeFile(WEIGHTS_FILE, weightsModule(train([...exA, ...exB, ...exC, ...exE], settings, DIMS), settings));
-  console.log(`wrote ${WEIGHTS_FILE.pathname} (trained on the tune people of both sets${setC ? " and set C" : ""}${WORDING === "both" ? ", each in both wordings" : ""})`);
+  console.log(`wrote ${WEIGHTS_FILE.pathname} (trained on the tune people of both sets${setC ? " and set C" : ""}${setD ? " and set D" : ""}${WORDING === "both" ? ", each in both wordings" : WORDING === "all" ? ", each in all three wordings" : ""})`);
   process.exit(0);
 }
+const extras = `${setC ? " + C" : ""}${setD ? " + D" : ""}`;
 const trained: Record<string, QueryAdapter | undefined> = {
   none: undefined,
-  [setC ? "A-tune + C" : "A-tune"]: train([...exA, ...exC], settings, DIMS),
-  [setC ? "B-tune + C" : "B-tune"]: train([...exB, ...exC], settings, DIMS),
-  [setC ? "A+B tune + C" : "A+B tune"]: train([...exA, ...exB, ...exC, ...exE], settings, DIMS),
+  [`A-tune${extras}`]: train([...exA, ...exC], settings, DIMS),
+  [`B-tune${extras}`]: train([...exB, ...exC], settings, DIMS),
+  [`A+B tune${extras}`]: train([...exA, ...exB, ...exC, ...exE], settings, DIMS),
 };
 console.log("\n| trained on | set | part | R@5 | R@10 | MRR | preload R@5 |\n|---|---|---|---|---|---|---|");
 for (const [name, adapter] of Object.entries(trained)) {
@@ -216,14 +233,15 @@ function weightsModule(adapter: QueryAdapter, s: TrainSettings): string {
   return [
     `// Generated by bench/train-query-adapter.ts (ADAPTER=${ADAPTER} WRITE=1): do not edit. The query-side`,
     `// adapter for USE-lite's ${ADAPTER} searches, trained on the tune people of bench/data/facts-dev-a.json and`,
-    `// facts-dev-b.json${setC ? " and every person of facts-dev-c.json" : ""}${WORDING === "both" ? ", each as written and in the extractor's wording" : ""}${exE.length ? `, and the tune conversations of the conversational sets (TRAIN_EP=${process.env.TRAIN_EP})` : ""}, with ${JSON.stringify(s)}.`,
-    "// U and V: dims × rank float32, row-major, little-endian, base64.",
+    `// facts-dev-b.json${setC ? " and every person of facts-dev-c.json" : ""}${setD ? `${setC ? "," : " and"} every person of facts-dev-d.json` : ""}${WORDING === "both" ? ", each as written and in the extractor's wording" : WORDING === "all" ? ", each as written, in the extractor's wording and in the first person" : ""}${exE.length ? `, and the tune conversations of the conversational sets (TRAIN_EP=${process.env.TRAIN_EP})` : ""}, with ${shown(s)}.`,
+    `// U and V: dims × rank float32, row-major, little-endian, base64${adapter.b ? "; b: dims float32, the bias" : ""}.`,
     `export const ${WEIGHTS_EXPORT} = {`,
     `  model: ${JSON.stringify(USE_LITE_MODEL)},`,
     `  dims: ${adapter.dims},`,
     `  rank: ${adapter.rank},`,
     `  u: "${b64(adapter.u)}",`,
     `  v: "${b64(adapter.v)}",`,
+    ...(adapter.b ? [`  b: "${b64(adapter.b)}",`] : []),
     "};",
     "",
   ].join("\n");

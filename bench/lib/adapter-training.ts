@@ -1,6 +1,7 @@
 /**
  * Training of the low-rank query adapter (src/embeddings/query-adapter.ts)
- * for bench/train-query-adapter.ts: q' = normalise(q + U·(Vᵀq)).
+ * for bench/train-query-adapter.ts: q' = normalise(q + U·(Vᵀq)), and with
+ * `bias` q' = normalise(q + U·(Vᵀq) + b) (b at zero to start, the same decay).
  *
  * Loss per example (a question, its person's facts, the answer facts among
  * them): a softmax over the person's facts at temperature `tau`, the answers
@@ -33,6 +34,8 @@ export interface TrainSettings {
   nearMargin: number;
   nearK: number;
   nearWeight: number;
+  /** 1: learn the affine bias b too (0 or unset: none, the map as before). */
+  bias?: number;
 }
 
 /** One training example: a question, its person's facts (rows), which of them answer it, extra wrong rows. */
@@ -120,7 +123,9 @@ export function train(data: Example[], s: TrainSettings, d = 512): QueryAdapter 
   const u = new Float64Array(d * r);
   const v = new Float64Array(d * r);
   for (let i = 0; i < v.length; i++) v[i] = (rand() * 2 - 1) * Math.sqrt(3 / d);
-  const params = [u, v];
+  const b = s.bias ? new Float64Array(d) : undefined;
+  const gb = new Float64Array(d);
+  const params = b ? [u, v, b] : [u, v];
   const m = params.map((p) => new Float64Array(p.length));
   const m2 = params.map((p) => new Float64Array(p.length));
   const gu = new Float64Array(d * r);
@@ -133,6 +138,7 @@ export function train(data: Example[], s: TrainSettings, d = 512): QueryAdapter 
   for (let epoch = 1; epoch <= s.epochs; epoch++) {
     gu.fill(0);
     gv.fill(0);
+    gb.fill(0);
     for (const ex of data) {
       const q = ex.q;
       z.fill(0);
@@ -141,6 +147,7 @@ export function train(data: Example[], s: TrainSettings, d = 512): QueryAdapter 
       for (let i = 0; i < d; i++) {
         let x = q[i]!;
         for (let k = 0; k < r; k++) x += u[i * r + k]! * z[k]!;
+        if (b) x += b[i]!;
         a[i] = x;
         norm += x * x;
       }
@@ -178,6 +185,7 @@ export function train(data: Example[], s: TrainSettings, d = 512): QueryAdapter 
       }
       const proj = dot(ga, a) / norm;
       for (let i = 0; i < d; i++) ga[i] = (ga[i]! - (a[i]! / norm) * proj) / norm;
+      if (b) for (let i = 0; i < d; i++) gb[i]! += ga[i]!;
       gz.fill(0);
       for (let i = 0; i < d; i++) {
         const g = ga[i]!;
@@ -188,7 +196,7 @@ export function train(data: Example[], s: TrainSettings, d = 512): QueryAdapter 
       }
       for (let i = 0; i < d; i++) for (let k = 0; k < r; k++) gv[i * r + k]! += q[i]! * gz[k]!;
     }
-    [gu, gv].forEach((g, pi) => {
+    (b ? [gu, gv, gb] : [gu, gv]).forEach((g, pi) => {
       const p = params[pi]!;
       const mm = m[pi]!;
       const vv = m2[pi]!;
@@ -204,7 +212,7 @@ export function train(data: Example[], s: TrainSettings, d = 512): QueryAdapter 
       }
     });
   }
-  return new QueryAdapter(d, r, u, v);
+  return new QueryAdapter(d, r, u, v, b);
 }
 
 /** Plain cosine recall@5 of the answers among each person's facts (no store): a quick score for choosing settings. */

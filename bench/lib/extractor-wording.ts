@@ -212,8 +212,21 @@ export function extractorFact(text: string, person: DevPerson, proper = properNo
   return t;
 }
 
+/**
+ * What the person's pronouns become in a question (each "the user" unless
+ * given): `subject` for "she"/"he" (and before the verb of "she's", "she'd",
+ * "she'll"), `object` for "him" and an object "her", `reflexive` for
+ * "herself"/"himself". The first-person view (first-person-wording.ts) marks them.
+ */
+export interface PronounWords {
+  subject?: string;
+  object?: string;
+  reflexive?: string;
+}
+
 /** One question asked about "the user". */
-export function extractorQuestion(q: string, person: DevPerson, gender = genderOf(person)): string {
+export function extractorQuestion(q: string, person: DevPerson, gender = genderOf(person), as: PronounWords = {}): string {
+  const { subject = "the user", object = "the user", reflexive = "the user" } = as;
   let t = replaceName(q, person);
   if (gender) {
     const relatives = gender === "she" ? FEMALE_RELATIVES : MALE_RELATIVES;
@@ -247,17 +260,18 @@ export function extractorQuestion(q: string, person: DevPerson, gender = genderO
       if (offset > relativeAt) return m;
       if ((w === "she" || w === "he") && offset > otherNameAt) return m;
       if (w === "she" || w === "he") {
-        if (!contraction) return "the user";
+        if (!contraction) return subject;
         const next = (whole.slice(offset + m.length).match(WORD)?.[0] ?? "").toLowerCase();
-        if (c!.toLowerCase() === "s") return ["been", "got", "had"].includes(next) ? "the user has" : "the user is";
-        return c!.toLowerCase() === "d" ? "the user would" : "the user will";
+        if (c!.toLowerCase() === "s") return ["been", "got", "had"].includes(next) ? `${subject} has` : `${subject} is`;
+        return c!.toLowerCase() === "d" ? `${subject} would` : `${subject} will`;
       }
-      if (w === "him" || w === "herself" || w === "himself") return "the user";
+      if (w === "herself" || w === "himself") return reflexive;
+      if (w === "him") return object;
       if (w === "his" || w === "hers") return "the user's";
       // "her": object before punctuation, the end or a function word; possessive before anything else.
       const after = whole.slice(offset + m.length);
       const next = after.match(/^\s+([\p{L}\p{M}'’-]+)/u)?.[1]?.toLowerCase();
-      return next === undefined || FUNCTION_WORDS.has(next) ? "the user" : "the user's";
+      return next === undefined || FUNCTION_WORDS.has(next) ? object : "the user's";
     });
   }
   return t.replace(/(^|[.!?]\s+)the user/g, (_m, p: string) => `${p}The user`);

@@ -4,7 +4,8 @@ import { USE_LITE_FACTS_QUERY_ADAPTER } from "./use-lite-facts-query-adapter.wei
 
 /**
  * A low-rank linear map applied to query vectors only:
- * q' = normalise(q + U·(Vᵀq)), U and V of shape dims × rank. Stored vectors
+ * q' = normalise(q + U·(Vᵀq) + b), U and V of shape dims × rank, b an
+ * optional bias of length dims (none: zero). Stored vectors
  * and indexes stay as the embedder made them, so turning it on or off needs
  * no reindex. The package ships two for the bundled USE-lite, one per kind of
  * memory a search looks in ({@link QueryAdapterKind}), both trained on
@@ -20,11 +21,13 @@ export class QueryAdapter {
     readonly u: ArrayLike<number>,
     /** dims × rank, row-major. */
     readonly v: ArrayLike<number>,
+    /** Length dims, added before the normalisation; undefined: no bias. */
+    readonly b?: ArrayLike<number>,
   ) {}
 
   /** The adapted, L2-normalised query vector (a new array; `q` is not changed). */
   apply(q: ArrayLike<number>): number[] {
-    const { dims, rank, u, v } = this;
+    const { dims, rank, u, v, b } = this;
     const z = new Float64Array(rank);
     for (let i = 0; i < dims; i++) {
       const qi = q[i]!;
@@ -38,6 +41,7 @@ export class QueryAdapter {
       let a = q[i]!;
       const row = i * rank;
       for (let k = 0; k < rank; k++) a += u[row + k]! * z[k]!;
+      if (b) a += b[i]!;
       out[i] = a;
       norm += a * a;
     }
@@ -73,8 +77,18 @@ export const isQueryAdapterChoice = (value: unknown): value is QueryAdapterChoic
 /** What a {@link QueryAdapterChoice} may be, for error messages. */
 export const QUERY_ADAPTER_CHOICES = `a boolean, ${QUERY_ADAPTER_KINDS.map((k) => JSON.stringify(k)).join(" or ")}`;
 
+/** A weights module's export: U and V (and the optional bias b) as base64 float32, little-endian. */
+interface QueryAdapterWeights {
+  model: string;
+  dims: number;
+  rank: number;
+  u: string;
+  v: string;
+  b?: string;
+}
+
 /** The weights of each kind, each decoded on first use. */
-const WEIGHTS: Record<QueryAdapterKind, typeof USE_LITE_FACTS_QUERY_ADAPTER> = {
+const WEIGHTS: Record<QueryAdapterKind, QueryAdapterWeights> = {
   facts: USE_LITE_FACTS_QUERY_ADAPTER,
   episodes: USE_LITE_EPISODES_QUERY_ADAPTER,
 };
@@ -93,7 +107,7 @@ export function bundledQueryAdapter(kind: QueryAdapterKind = "facts"): QueryAdap
   let a = bundled.get(kind);
   if (!a) {
     const w = WEIGHTS[kind];
-    bundled.set(kind, (a = new QueryAdapter(w.dims, w.rank, decode(w.u), decode(w.v))));
+    bundled.set(kind, (a = new QueryAdapter(w.dims, w.rank, decode(w.u), decode(w.v), w.b === undefined ? undefined : decode(w.b))));
   }
   return a;
 }
