@@ -125,3 +125,16 @@ describe("query adapter for USE-lite", () => {
     expect("queryAdapter" in (operationFromWire(operationToWire({ namespacePrefix: ["m"], query: "q", limit: 3, offset: 0 })) as object)).toBe(false);
   });
 });
+
+describe("QueryAdapter's optional bias", () => {
+  it("adds b before the normalisation; without b the map is q + U·Vᵀq, normalised", async () => {
+    const { QueryAdapter } = await import("../../src/embeddings/query-adapter.js");
+    // dims 2, rank 1: U = [1, 0]ᵀ, V = [0, 1]ᵀ, so U·Vᵀq = [q1, 0].
+    const plain = new QueryAdapter(2, 1, [1, 0], [0, 1]);
+    const biased = new QueryAdapter(2, 1, [1, 0], [0, 1], [0, -1]);
+    const norm = (x: number[]) => x.map((v) => v / Math.hypot(...x));
+    expect(plain.apply([0, 1])).toEqual(norm([1, 1]));
+    expect(biased.apply([0, 1])).toEqual(norm([1, 0]));
+    expect(biased.apply([1, 0])).toEqual(norm([1, -1]));
+  });
+});
