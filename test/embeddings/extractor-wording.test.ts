@@ -5,22 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { extractorFact, extractorQuestion, extractorWording } from "../../bench/lib/extractor-wording.js";
-import { loadFactsDevSet, type DevPerson } from "../../bench/lib/facts-sets.js";
+import { loadFactsDevSet } from "../../bench/lib/facts-sets.js";
+import { amara } from "../helpers/wording-person.js";
 
-const amara: DevPerson = {
-  id: "p",
-  name: "Amara Okafor",
-  facts: [
-    { id: "f1", text: "Works as an ICU nurse", category: "work", date: "2024-01-01", supersedes: null },
-    { id: "f2", text: "Husband Chidi is a civil engineer", category: "family", date: "2024-01-02", supersedes: null },
-    { id: "f3", text: "Younger sister Adaeze is a pharmacist", category: "family", date: "2024-01-03", supersedes: null },
-    { id: "f4", text: "Chidi and Obinna joined her in Manchester", category: "family", date: "2024-01-04", supersedes: null },
-  ],
-  questions: [
-    { id: "q1", q: "What does she do for work?", answers: ["f1"], kind: "direct" },
-    { id: "q2", q: "Who is her sister and what does she do?", answers: ["f3"], kind: "relational" },
-  ],
-};
 
 describe("the extractor-wording view", () => {
   /** [as written, in the extractor's wording] */
