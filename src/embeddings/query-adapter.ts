@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from "../errors.js";
 import { embedderIdentity } from "./identity.js";
 import { USE_LITE_EPISODES_QUERY_ADAPTER } from "./use-lite-episodes-query-adapter.weights.js";
 import { USE_LITE_FACTS_QUERY_ADAPTER } from "./use-lite-facts-query-adapter.weights.js";
@@ -71,11 +72,21 @@ export const QUERY_ADAPTER_KINDS: readonly QueryAdapterKind[] = ["facts", "episo
 export type QueryAdapterChoice = boolean | QueryAdapterKind;
 
 /** Whether `value` is a {@link QueryAdapterChoice}. */
-export const isQueryAdapterChoice = (value: unknown): value is QueryAdapterChoice =>
+const isQueryAdapterChoice = (value: unknown): value is QueryAdapterChoice =>
   typeof value === "boolean" || QUERY_ADAPTER_KINDS.includes(value as QueryAdapterKind);
 
 /** What a {@link QueryAdapterChoice} may be, for error messages. */
-export const QUERY_ADAPTER_CHOICES = `a boolean, ${QUERY_ADAPTER_KINDS.map((k) => JSON.stringify(k)).join(" or ")}`;
+const QUERY_ADAPTER_CHOICES = `a boolean, ${QUERY_ADAPTER_KINDS.map((k) => JSON.stringify(k)).join(" or ")}`;
+
+/**
+ * Checks a search's `queryAdapter` (undefined: unset, allowed).
+ * @throws {InvalidArgumentError} naming the allowed values, prefixed by `where` when given.
+ */
+export function checkQueryAdapterChoice(value: unknown, where?: string): void {
+  if (value !== undefined && !isQueryAdapterChoice(value)) {
+    throw new InvalidArgumentError(`${where ? `${where}: ` : ""}queryAdapter must be ${QUERY_ADAPTER_CHOICES}, got ${JSON.stringify(value)}`);
+  }
+}
 
 /** A weights module's export: U and V (and the optional bias b) as base64 float32, little-endian. */
 interface QueryAdapterWeights {

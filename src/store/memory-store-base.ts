@@ -1,6 +1,6 @@
 import { BaseStore, type Item, type SearchItem } from "@langchain/langgraph-checkpoint";
 import { InvalidArgumentError } from "../errors.js";
-import { isQueryAdapterChoice, QUERY_ADAPTER_CHOICES, type QueryAdapterChoice } from "../embeddings/query-adapter.js";
+import { checkQueryAdapterChoice, type QueryAdapterChoice } from "../embeddings/query-adapter.js";
 import { validateNamespace } from "./namespace.js";
 import type { MemoryGetOperation, MemoryPutOperation, MemorySearchOperation } from "./operations.js";
 import { validateTtlMinutes } from "./ttl.js";
@@ -96,7 +96,7 @@ export abstract class MemoryStoreBase extends BaseStore {
     validateNamespace(namespacePrefix, { what: "namespace prefix" });
     checkRefreshTtl(options.refreshTtl);
     const { filter, limit = 10, offset = 0, query, refreshTtl, retrieval, queryAdapter } = options;
-    if (queryAdapter !== undefined && !isQueryAdapterChoice(queryAdapter)) throw new InvalidArgumentError(`queryAdapter must be ${QUERY_ADAPTER_CHOICES}, got ${JSON.stringify(queryAdapter)}`);
+    checkQueryAdapterChoice(queryAdapter);
     const op: MemorySearchOperation = { namespacePrefix, filter, limit, offset, query };
     if (refreshTtl !== undefined) op.refreshTtl = refreshTtl;
     if (retrieval !== undefined) op.retrieval = retrieval;

@@ -12,7 +12,7 @@ import { effectiveTtl, validateTtlMinutes, type TTLConfig } from "../ttl.js";
 import { validateValue } from "../validate-value.js";
 import { validateKey } from "../text-rules.js";
 import { encodeVector } from "../../embeddings/vector-codec.js";
-import { adaptQueryVector, isQueryAdapterChoice, QUERY_ADAPTER_CHOICES, type QueryAdapterKind } from "../../embeddings/query-adapter.js";
+import { adaptQueryVector, checkQueryAdapterChoice, type QueryAdapterKind } from "../../embeddings/query-adapter.js";
 import { encodeLogOps, type LogOp } from "./write-ahead-log.js";
 import { TimeSlicer } from "../../time-slice.js";
 import { APPLY_SLICE_MS } from "./settings.js";
@@ -83,10 +83,7 @@ function validateOp(op: Operation, i: number, kind: Kind): void {
     if (mode !== undefined && !RETRIEVAL_MODES.includes(mode)) {
       throw new InvalidArgumentError(`${where}: retrieval must be one of ${RETRIEVAL_MODES.join(", ")}, got ${JSON.stringify(mode)}`);
     }
-    const adapter = (op as MemorySearchOperation).queryAdapter;
-    if (adapter !== undefined && !isQueryAdapterChoice(adapter)) {
-      throw new InvalidArgumentError(`${where}: queryAdapter must be ${QUERY_ADAPTER_CHOICES}, got ${JSON.stringify(adapter)}`);
-    }
+    checkQueryAdapterChoice((op as MemorySearchOperation).queryAdapter, where);
   }
   if (kind === "list") {
     const l = op as ListNamespacesOperation;
