@@ -1,4 +1,4 @@
-import type { Queryable, Tables } from "./sql.js";
+import { rowsUpTo, type Queryable, type Tables } from "./sql.js";
 
 /** The HNSW index of the vectors table: its name, build settings and the vector size (for the build's memory). */
 export interface HnswIndexSpec {
@@ -25,12 +25,6 @@ export async function hnswIndexState(db: Queryable, t: Tables): Promise<"valid" 
   const r = await db.query<{ valid: boolean }>(`SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = to_regclass($1)`, [`"${t.schema}"."${hnswIndexName(t)}"`]);
   if (r.rows.length === 0) return "missing";
   return r.rows[0].valid ? "valid" : "invalid";
-}
-
-/** How many vectors the indexed table holds, counting no further than `upTo`. */
-export async function indexedUpTo(db: Queryable, t: Tables, upTo: number): Promise<number> {
-  const r = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${t.vectors} LIMIT $1) c`, [upTo]);
-  return r.rows[0].n;
 }
 
 /**
@@ -62,7 +56,7 @@ export async function buildHnswIndex(db: Queryable, t: Tables, spec: HnswIndexSp
     const state = await hnswIndexState(db, t);
     if (state === "valid") return false;
     if (state === "invalid") await dropForBulkLoad(db, t);
-    const rows = await indexedUpTo(db, t, Number.MAX_SAFE_INTEGER);
+    const rows = await rowsUpTo(db, t.vectors, Number.MAX_SAFE_INTEGER);
     // pgvector builds the graph in memory while it fits `maintenance_work_mem`, and inserts the rest
     // row by row, several times slower: ask for room for each vector and its neighbour lists.
     const wantMb = Math.min(MAX_BUILD_MEMORY_MB, Math.ceil((rows * (spec.dims * 4 + 16 * spec.m * 2 + 256) * 1.2) / 2 ** 20));

@@ -1,6 +1,6 @@
 import type { PoolClient } from "pg";
-import { buildHnswIndex, dropForBulkLoad, hnswIndexState, indexedUpTo, type HnswIndexSpec } from "./bulk-build.js";
-import type { Queryable, Tables } from "./sql.js";
+import { buildHnswIndex, dropForBulkLoad, hnswIndexState, type HnswIndexSpec } from "./bulk-build.js";
+import { rowsUpTo, type Queryable, type Tables } from "./sql.js";
 
 /** What IndexSettler needs from its store. */
 export interface IndexSettlerOptions {
@@ -157,7 +157,7 @@ export class IndexSettler {
     if (!bulk || this.options.workers === 0) return;
     try {
       await bulk.session(async (db) => {
-        if ((await indexedUpTo(db, this.options.tables, BULK_MAX_INDEXED + 1)) > BULK_MAX_INDEXED) return;
+        if ((await rowsUpTo(db, this.options.tables.vectors, BULK_MAX_INDEXED + 1)) > BULK_MAX_INDEXED) return;
         if ((await hnswIndexState(db, this.options.tables)) === "valid") await dropForBulkLoad(db, this.options.tables);
         this.bulkMoved = 0;
       });
@@ -191,7 +191,7 @@ export class IndexSettler {
   /** Moves rows until at most `limit` are pending (0: until the table is empty). */
   async drainTo(limit: number): Promise<void> {
     for (;;) {
-      const n = await this.options.transaction((db) => countUpTo(db, this.options.tables, limit + 1), "index settle");
+      const n = await this.options.transaction((db) => rowsUpTo(db, this.options.tables.pending, limit + 1), "index settle");
       this.estimate = n;
       if (n <= limit) break;
       const moved = await this.options.transaction((db) => moveChunk(db, this.options.tables, this.chunk), "index settle");
@@ -277,7 +277,7 @@ export class IndexSettler {
     if (!bulk || this.bulkMoved !== undefined || this.building) return;
     try {
       const idle = await this.options.transaction(
-        async (db) => (await hnswIndexState(db, this.options.tables)) !== "valid" && (await countUpTo(db, this.options.tables, 1)) === 0,
+        async (db) => (await hnswIndexState(db, this.options.tables)) !== "valid" && (await rowsUpTo(db, this.options.tables.pending, 1)) === 0,
         "index check",
       );
       const seenBefore = this.abandonedSeen;
@@ -333,12 +333,6 @@ export class IndexSettler {
       if (!this.stopped) this.options.logger.warn(`langgraph-hnsw-memory: ${this.options.tables.items}: moving new vectors into the HNSW index failed: ${String((err as Error)?.message ?? err)}`);
     }
   }
-}
-
-/** How many vectors are pending, counting no further than `upTo`. */
-async function countUpTo(db: Queryable, t: Tables, upTo: number): Promise<number> {
-  const r = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${t.pending} LIMIT $1) c`, [upTo]);
-  return r.rows[0].n;
 }
 
 /**

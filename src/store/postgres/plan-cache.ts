@@ -18,49 +18,65 @@
  * writes are seen within `ttlMs`.
  */
 export class PlanCache {
-  private readonly decisions = new Map<string, { items: number; at: number }>();
-  /** Selections whose index walk came back short without iterative scans (see annVectors), and when. */
-  private readonly iterative = new Map<string, number>();
+  /** The count of each selection. */
+  private readonly counts: Expiring<number>;
+  /** Selections whose index walk came back short without iterative scans (see annVectors). */
+  private readonly iterative: Expiring<true>;
 
-  constructor(
-    private readonly ttlMs = 5000,
-    private readonly maxEntries = 1000,
-  ) {}
+  constructor(ttlMs = 5000, maxEntries = 1000) {
+    this.counts = new Expiring(ttlMs, maxEntries);
+    this.iterative = new Expiring(ttlMs, maxEntries);
+  }
 
   /** The cached count of `key`'s selection, if still fresh. */
   get(key: string): number | undefined {
-    const d = this.decisions.get(key);
-    if (!d) return undefined;
-    if (performance.now() - d.at > this.ttlMs) {
-      this.decisions.delete(key);
-      return undefined;
-    }
-    return d.items;
+    return this.counts.get(key);
   }
 
   set(key: string, items: number): void {
-    if (this.decisions.size >= this.maxEntries) this.decisions.clear();
-    this.decisions.set(key, { items, at: performance.now() });
+    this.counts.set(key, items);
   }
 
   /** True when `key`'s last walk without iterative scans came back short, not long ago. */
   needsIterativeScan(key: string): boolean {
-    const at = this.iterative.get(key);
-    if (at === undefined) return false;
-    if (performance.now() - at > this.ttlMs) {
-      this.iterative.delete(key);
-      return false;
-    }
-    return true;
+    return this.iterative.get(key) === true;
   }
 
   setNeedsIterativeScan(key: string): void {
-    if (this.iterative.size >= this.maxEntries) this.iterative.clear();
-    this.iterative.set(key, performance.now());
+    this.iterative.set(key, true);
   }
 
   /** Forgets the counts (the store's own writes change them); the walks' marks stay until they expire. */
   clear(): void {
-    this.decisions.clear();
+    this.counts.clear();
+  }
+}
+
+/** Values kept `ttlMs` from when they were set, at most `maxEntries` (all dropped at once past it). */
+class Expiring<V> {
+  private readonly entries = new Map<string, { value: V; at: number }>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries: number,
+  ) {}
+
+  get(key: string): V | undefined {
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    if (performance.now() - e.at > this.ttlMs) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return e.value;
+  }
+
+  set(key: string, value: V): void {
+    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    this.entries.set(key, { value, at: performance.now() });
+  }
+
+  clear(): void {
+    this.entries.clear();
   }
 }

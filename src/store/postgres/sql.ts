@@ -125,5 +125,11 @@ const LITTLE_ENDIAN = endianness() === "LE";
  */
 export const everyVector = (t: Tables, select: (table: string) => string): string => `((${select(t.vectors)}) UNION ALL (${select(t.pending)}))`;
 
+/** How many rows `table` holds, counting no further than `upTo` (a bound keeps the count cheap on a large table). */
+export async function rowsUpTo(db: Queryable, table: string, upTo: number): Promise<number> {
+  const r = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${table} LIMIT $1) c`, [upTo]);
+  return r.rows[0].n;
+}
+
 /** A stable id for an item inside one search. */
 export const rowId = (ns: string, key: string): string => JSON.stringify([ns, key]);
