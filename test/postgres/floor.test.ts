@@ -246,4 +246,36 @@ describeWithVectors("PostgresMemoryStore at its floor (real server)", () => {
     expect(found.map((r) => r.key).sort()).toEqual(exact.rows.map((r) => r.key).sort());
     await pool.query(`DROP SCHEMA IF EXISTS "${own}" CASCADE`);
   });
+  it("the store's puts keep a large selection's plan (no count before its next search) and forget a small one's; a delete forgets both", async () => {
+    const own = freshSchema();
+    const s = open({ schema: own }, { exactScanThreshold: 50 });
+    const ops = [];
+    for (let i = 0; i < 300; i++) ops.push({ namespace: ["users", i < 30 ? "small" : `u${i % 10}`], key: `k${i}`, value: { text: idText("v", i) } });
+    await s.batch(ops);
+    await s.flushIndex();
+    const counts = () => sent.filter((t) => /count\(\*\)::int AS n/.test(t)).length;
+    await s.search(["users"], { query: idText("q", 1), limit: 10 });
+    await s.search(["users", "small"], { query: idText("q", 1), limit: 10 });
+    sent.length = 0;
+    await s.search(["users"], { query: idText("q", 2), limit: 10 });
+    await s.search(["users", "small"], { query: idText("q", 2), limit: 10 });
+    expect(counts()).toBe(0);
+    // A put into the small selection: it is counted again (a put can grow a selection, and a small
+    // one's count bounds its exact ranking), and the new item is found; the large one's count stays.
+    await s.put(["users", "small"], "new", { text: idText("v", 299) });
+    sent.length = 0;
+    await s.search(["users"], { query: idText("q", 3), limit: 10 });
+    expect(counts()).toBe(0);
+    const found = await s.search(["users", "small"], { query: idText("v", 299), limit: 31 });
+    expect(counts()).toBe(1);
+    expect(found).toHaveLength(31);
+    expect(found.map((r) => r.key)).toContain("new");
+    // A delete forgets every count.
+    await s.delete(["users", "u1"], "k31");
+    sent.length = 0;
+    await s.search(["users"], { query: idText("q", 4), limit: 10 });
+    expect(counts()).toBe(1);
+    await s.close();
+    await pool.query(`DROP SCHEMA IF EXISTS "${own}" CASCADE`);
+  });
 });

@@ -14,8 +14,11 @@
  * ranking read every vector of the selection (see nearestVectors). It also
  * remembers which large selections needed iterative scans to fill a page
  * (see annVectors): a stale mark costs a walk its speed, never its results.
- * The store clears the counts on each of its own writes; other processes'
- * writes are seen within `ttlMs`.
+ * The store's own puts forget the small selections' counts (a small count
+ * must not be below the selection: see nearestVectors) and keep the large
+ * ones (only the plan depends on them, and puts seldom shrink a selection),
+ * its deletes forget every count; other processes' writes are seen within
+ * `ttlMs`.
  */
 export class PlanCache {
   /** The count of each selection. */
@@ -46,9 +49,19 @@ export class PlanCache {
     this.iterative.set(key, true);
   }
 
-  /** Forgets the counts (the store's own writes change them); the walks' marks stay until they expire. */
+  /** Forgets the counts (the store's own deletes change them); the walks' marks stay until they expire. */
   clear(): void {
     this.counts.clear();
+  }
+
+  /**
+   * Forgets the counts of at most `smallUpTo` items (the store's own puts may
+   * have added to those selections) and keeps the larger ones. During a burst
+   * of puts a search over a large prefix then skips the count (a scan of up to
+   * `exactScanThreshold` + 1 item rows) that every write made it run again.
+   */
+  forgetSmall(smallUpTo: number): void {
+    this.counts.deleteWhere((items) => items <= smallUpTo);
   }
 }
 
@@ -78,5 +91,9 @@ class Expiring<V> {
 
   clear(): void {
     this.entries.clear();
+  }
+
+  deleteWhere(drop: (value: V) => boolean): void {
+    for (const [key, e] of this.entries) if (drop(e.value)) this.entries.delete(key);
   }
 }

@@ -240,6 +240,11 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     return (this.options.sessionSettings ?? (!this.options.pool && !this.pglite)) ? "session" : "local";
   }
 
+  /** Selections of at most this many items are ranked exactly (`hnsw.exactScanThreshold`). */
+  private get exactScanThreshold(): number {
+    return this.options.hnsw?.exactScanThreshold ?? DEFAULT_EXACT_SCAN_THRESHOLD;
+  }
+
   private get retrieval(): RetrievalMode {
     return this.options.retrieval ?? (this.indexConfig ? "hybrid" : "keyword");
   }
@@ -266,7 +271,11 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     if (this.tableSize && operations.some((op) => "namespacePrefix" in op)) {
       this.tableSize.refresh((fn) => this.transaction(fn, "read", "read")).catch((err) => this.logger.warn(`langgraph-hnsw-memory: reading the size of ${this.tables.vectors} failed: ${String((err as Error)?.message ?? err)}`));
     }
-    if (writes) this.plans.clear();
+    if (writes) {
+      // A put may grow a small selection past its count; only a delete shrinks a large one.
+      if (operations.some((op) => "value" in op && op.value === null)) this.plans.clear();
+      else this.plans.forgetSmall(this.exactScanThreshold);
+    }
     if (writes) await this.settler?.beforeWrite();
     let pendingWritten = 0;
     // Reads need no transaction (each statement sees its own snapshot under READ COMMITTED either way).
@@ -297,7 +306,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
               efSearch: this.options.hnsw?.efSearch ?? this.tableSize?.efSearch() ?? DEFAULT_EF_SEARCH,
               efExplicit: this.options.hnsw?.efSearch !== undefined,
               walkMode: this.walkMode,
-              exactScanThreshold: this.options.hnsw?.exactScanThreshold ?? 2000,
+              exactScanThreshold: this.exactScanThreshold,
               iterativeScan: iterativeScanSupported(this.setupDone?.pgvector),
               inTransaction: writes,
               plans: this.plans,
@@ -486,6 +495,7 @@ async function isPglite(pool: Pool, options: Parameters<typeof inTransaction>[1]
 const DEFAULT_M = 16;
 const DEFAULT_EF_CONSTRUCTION = 64;
 const DEFAULT_EF_SEARCH = 300;
+const DEFAULT_EXACT_SCAN_THRESHOLD = 2000;
 /** Deferred indexing defaults (see PostgresHnswOptions). */
 const DEFAULT_INDEX_WORKERS = 2;
 const DEFAULT_MAX_PENDING = 1000;
