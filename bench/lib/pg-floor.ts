@@ -26,8 +26,9 @@ import { exactTopK, latency, PrecomputedEmbeddings, recallAtK, row } from "./vec
  * LIMIT 10` on connections of its own with the same ef_search.
  *
  * Besides latency, each side's CPU per query: the server's (utime + stime of
- * that side's backends, from /proc, when the server runs on this machine)
- * and this process's (process.cpuUsage around that side's calls). CPU time
+ * that side's backends over the whole state, from /proc, when the server runs
+ * on this machine; the store's include anything its own connections did
+ * meanwhile) and this process's (process.cpuUsage around that side's calls). CPU time
  * does not stretch with the machine's load as latency does, so on a shared
  * machine it says where the time goes. During the burst the store's
  * backends also run the workers' HNSW inserts, so no server CPU is given there.
@@ -58,6 +59,14 @@ const CLIENT_ROUNDS = 4;
 const CLIENT_QUERIES = 200;
 /** Searches per side after flush, after VACUUM and for one user (at least --queries). */
 const SETTLED_QUERIES = 200;
+/**
+ * Untimed searches per side before a settled state is timed (the burst: 3, it is over in seconds).
+ * A state can be the first to run a plan (one user's exact ranking comes after three states of index
+ * walks), and V8 optimises a path only after it has run many times: with 3, a first run of the
+ * one-user state in a process measured 1.78× raw where four later runs of it measured 1.51–1.56×
+ * (2026-12-07, load 3). Both sides warm alike.
+ */
+const WARMUP = 100;
 const RAW_APP = "pg-floor-raw";
 const OURS_APP = "pg-floor-ours";
 
@@ -119,38 +128,44 @@ export async function floorRun(options: {
     const rawAll = async (q: number) => (await raw.query<{ key: string }>(`SELECT key FROM memory_vectors ORDER BY embedding <=> $1::vector LIMIT ${K}`, [qs[q % queries]])).rows.map((r) => Number(r.key.slice(1)));
     const rawUser = async (q: number) =>
       (await raw.query<{ key: string }>(`SELECT key FROM memory_vectors WHERE ns = 'users.u1' ORDER BY embedding <=> $1::vector LIMIT ${K}`, [qs[q % queries]])).rows.map((r) => Number(r.key.slice(1)));
-    /** Both sides alternately, query by query (3 untimed first; which side goes first alternates too), for `count` queries or while `until()` holds. */
-    const state = async (a: (q: number) => Promise<number[]>, b: (q: number) => Promise<number[]>, exact: Int32Array[], count = queries, until?: () => boolean, serverCpu = true): Promise<FloorState> => {
+    /**
+     * Both sides alternately, query by query (WARMUP untimed first; which side goes first alternates
+     * too), for `count` queries or while `until()` holds. Each side's server CPU is read from /proc once
+     * before and once after the state (each side's backends do only that side's work), not around
+     * every search: a statement and two /proc reads between every pair of searches cooled the
+     * caches each search started with, and slowed the side with more code the more.
+     */
+    const state = async (a: (q: number) => Promise<number[]>, b: (q: number) => Promise<number[]>, exact: Int32Array[], count = queries, until?: () => boolean, serverCpu = true, warmup = WARMUP): Promise<FloorState> => {
       const sides = [a, b];
       const samples: number[][] = [[], []];
       const got: { ids: number[]; q: number }[][] = [[], []];
       const node = [0, 0];
-      const server: (number | undefined)[] = [0, 0];
-      for (let q = 0; q < count + 3 && (!until || until()); q++) {
+      let before: (number | undefined)[] = [undefined, undefined];
+      for (let q = 0; q < count + warmup && (!until || until()); q++) {
+        if (q === warmup && serverCpu) before = [await serverCpuMs(admin, apps[0]!), await serverCpuMs(admin, apps[1]!)];
         // The side that goes first alternates query by query: after a burst the first reader of a
         // new row also sets its hint bits (and dirties its page), which the other side then skips.
         for (const s of q % 2 === 0 ? [0, 1] : [1, 0]) {
-          const before = q >= 3 && serverCpu ? await serverCpuMs(admin, apps[s]!) : undefined;
           const c = process.cpuUsage();
           const t = performance.now();
           const ids = await sides[s]!(q);
           const ms = performance.now() - t;
           const used = process.cpuUsage(c);
-          if (q < 3) continue;
+          if (q < warmup) continue;
           samples[s]!.push(ms), got[s]!.push({ ids, q: q % queries });
           node[s]! += (used.user + used.system) / 1000;
-          const after = before === undefined ? undefined : await serverCpuMs(admin, apps[s]!);
-          server[s] = before === undefined || after === undefined || server[s] === undefined ? undefined : server[s]! + after - before;
         }
       }
+      const after = serverCpu ? [await serverCpuMs(admin, apps[0]!), await serverCpuMs(admin, apps[1]!)] : [undefined, undefined];
       const side = (s: number): FloorSide => {
         const l = latency(samples[s]!);
         const n = samples[s]!.length;
+        const server = before[s] === undefined || after[s] === undefined ? undefined : after[s]! - before[s]!;
         return {
           p50: l.p50,
           mean: l.mean,
           recall: Number(recallAtK(got[s]!.map((g) => g.ids), got[s]!.map((g) => exact[g.q]!)).toFixed(4)),
-          serverCpu: serverCpu && server[s] !== undefined ? Number((server[s]! / n).toFixed(3)) : undefined,
+          serverCpu: server === undefined ? undefined : Number((server / n).toFixed(3)),
           nodeCpu: Number((node[s]! / n).toFixed(3)),
         };
       };
@@ -161,7 +176,7 @@ export async function floorRun(options: {
     // During a burst: the writer runs while both sides alternate (recall against the items before the burst).
     let writing = true;
     const writer = put(n, n + burst, 100).finally(() => (writing = false));
-    out.burst = await state(ours(["users"]), rawAll, exactAll(n), Number.POSITIVE_INFINITY, () => writing, false);
+    out.burst = await state(ours(["users"]), rawAll, exactAll(n), Number.POSITIVE_INFINITY, () => writing, false, 3);
     await writer;
     await store.flushIndex();
     const all = exactAll(n + burst);
