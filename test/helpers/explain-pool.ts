@@ -40,7 +40,7 @@ export function explainingPool(connectionString: string, max = 4): { pool: pg.Po
         const config = typeof first === "string" ? undefined : (first as { name?: string; text: string; values?: unknown[] });
         const text = config ? config.text : (first as string);
         const params = config ? config.values : values;
-        if (typeof text === "string" && /^\s*SELECT/i.test(text) && text.includes("<=>")) {
+        if (typeof text === "string" && /^\s*(SELECT|WITH)\b/i.test(text) && text.includes("<=>")) {
           const r = await query(`EXPLAIN ${text}`, params);
           // Vector literals shortened: a 512-d one is 5 KB of digits.
           plans.push({ sql: text, values: params, name: config?.name, plan: r.rows.map((row) => String(row["QUERY PLAN"]).replace(/'\[[^\]]*\]'::vector/g, "'[…]'::vector")).join("\n") });

@@ -85,8 +85,9 @@ describeWithVectors("PostgresMemoryStore at its floor (real server)", () => {
     await vectorOnly.search(["users"], { query: idText("q", 1), limit: 10 });
     const walk = sent.findIndex((t) => t.includes("<=>"));
     expect(walk).toBeGreaterThan(-1);
-    // The walk's LIMIT (a literal, see annSql) is the page, not the pool of 50.
-    expect([...sent[walk]!.matchAll(/LIMIT (\w+)/g)].map((m) => m[1])).toEqual(["10", "10", "10"]);
+    // The walk's LIMITs (literals, see annSql) are the page, not the pool of 50: the pending branch's
+    // bound and its rows, the count of pending vectors up to the bound + 1, the index walk, the page.
+    expect([...sent[walk]!.matchAll(/LIMIT (\w+)/g)].map((m) => m[1])).toEqual(["10", "10", "11", "10", "10"]);
   });
 
   it("a ranked page reads a result's columns only: no index fields, no ordering columns (each column costs the driver per statement)", async () => {
@@ -244,6 +245,57 @@ describeWithVectors("PostgresMemoryStore at its floor (real server)", () => {
     expect(got.rows.map((r) => r.key).sort()).toEqual(exact.rows.map((r) => r.key).sort());
     const found = await still.search(["users"], { query: idText("q", 5), limit: 10 });
     expect(found.map((r) => r.key).sort()).toEqual(exact.rows.map((r) => r.key).sort());
+    await pool.query(`DROP SCHEMA IF EXISTS "${own}" CASCADE`);
+  });
+  it("during a burst, a search without a filter reads only the nearest pending vectors (a top-N sort); when expired items leave the page short of them, it walks again over every pending vector: the exact page either way", async () => {
+    const own = freshSchema();
+    const still = open({ schema: own }, { indexWorkers: 0, maxPendingVectors: 10_000 });
+    const put = async (from: number, to: number) => {
+      const ops = [];
+      for (let i = from; i < to; i++) ops.push({ namespace: ["users", `u${i % 40}`], key: `k${i}`, value: { text: idText("v", i) } });
+      await still.batch(ops);
+    };
+    await put(0, 200);
+    await still.flushIndex();
+    await put(200, 800);
+    const t = tables(own, "memory_");
+    const q = vectorParam(row(lowRankUnitVectors(8, DIMS, 2), DIMS, 6));
+    const { text, values } = annSql(t, { namespacePrefix: ["users"] }, Date.now(), q, 10, 10);
+    const plan = (await pool.query(`EXPLAIN (ANALYZE, COSTS OFF) ${text}`, values)).rows.map((r) => String(r["QUERY PLAN"]));
+    // The sort right above the scan of the pending vectors keeps the nearest 10 (the merge of both branches' 20 rows sorts too).
+    const scan = plan.findIndex((l) => /Scan on memory_pending_vectors/.test(l));
+    expect(scan, plan.join("\n")).toBeGreaterThan(-1);
+    expect(plan.slice(0, scan).filter((l) => /Sort Method/.test(l)).at(-1), plan.join("\n")).toMatch(/top-N heapsort/);
+    // The exact page over the live items of both tables (equal distances in key order).
+    const exact = async () =>
+      (
+        await pool.query<{ key: string }>(
+          `SELECT v.key FROM (SELECT ns, key, embedding <=> $1::vector AS d FROM "${own}".memory_vectors UNION ALL SELECT ns, key, embedding <=> $1::vector AS d FROM "${own}".memory_pending_vectors) v
+           JOIN "${own}".memory_items i ON i.ns = v.ns AND i.key = v.key WHERE i.expires_at IS NULL ORDER BY v.d, v.key LIMIT 10`,
+          [q],
+        )
+      ).rows.map((r) => r.key);
+    const walks = () => sent.filter((x) => x.includes("<=>"));
+    const before = await exact();
+    sent.length = 0;
+    const found = await still.search(["users"], { query: idText("q", 6), limit: 10 });
+    expect(walks()).toHaveLength(1);
+    expect(found.map((r) => r.key).sort()).toEqual(before.sort());
+    expect(walks()[0]).toMatch(/MATERIALIZED/);
+    // The 20 pending vectors nearest the query belong to items that have expired: the bounded branch
+    // gives none of its 10, so the walk runs again without the bound.
+    await pool.query(
+      `UPDATE "${own}".memory_items i SET expires_at = 1 FROM (SELECT ns, key FROM "${own}".memory_pending_vectors ORDER BY embedding <=> $1::vector LIMIT 20) p WHERE i.ns = p.ns AND i.key = p.key`,
+      [q],
+    );
+    const after = await exact();
+    expect(after.filter((k) => before.includes(k)).length).toBeLessThan(10);
+    sent.length = 0;
+    const again = await still.search(["users"], { query: idText("q", 6), limit: 10 });
+    expect(walks()).toHaveLength(2);
+    expect(again.map((r) => r.key).sort()).toEqual(after.sort());
+    expect(walks()[1]).not.toMatch(/MATERIALIZED/);
+    await still.close();
     await pool.query(`DROP SCHEMA IF EXISTS "${own}" CASCADE`);
   });
   it("the store's puts keep a large selection's plan (no count before its next search) and forget a small one's; a delete forgets both", async () => {
