@@ -15,11 +15,26 @@ export interface RankingDefaults {
    * against its replacement: see store/superseded.ts.
    */
   superseded: "off" | "demote" | "promote";
+  /**
+   * Experimental, benches only (0: off, the default). A facts search (its
+   * query through the facts adapter) that scans its selection exactly
+   * re-ranks its vector side by the cosine of the adapted query with each
+   * vector minus this weight times the mean of the vectors in scope; the
+   * scores stay the plain cosines. Episode searches and searches without an
+   * adapter never change.
+   */
+  factCentring: number;
+  /** Experimental, with factCentring: the adapted query minus queryMeanWeight × this mean before that cosine. */
+  queryMean?: number[];
+  queryMeanWeight: number;
 }
 
 /** @internal */
 export const RANKING: RankingDefaults = {
   superseded: "promote",
+  factCentring: 0,
+  queryMean: undefined, // a key of its own, so that withRanking restores it
+  queryMeanWeight: 1,
 };
 
 /** The defaults as shipped. @internal */
