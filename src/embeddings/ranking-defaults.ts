@@ -27,6 +27,18 @@ export interface RankingDefaults {
   /** Experimental, with factCentring: the adapted query minus queryMeanWeight × this mean before that cosine. */
   queryMean?: number[];
   queryMeanWeight: number;
+  /**
+   * Experimental, benches only (0: off, the default): a hubness correction
+   * (CSLS) for the same facts searches. The vector side re-ranked by
+   * cos(q', d) − hubWeight × r(d), r(d) the mean cosine of the fact vector d
+   * with its hubK nearest reference questions (hubQuestions, unit vectors
+   * through the same adapter); the scores stay the plain cosines.
+   */
+  hubWeight: number;
+  hubK: number;
+  hubQuestions?: number[][];
+  /** Experimental, benches only: the two re-rankings above on every exact search (an adapter the store does not know of, in the embedder). */
+  experimentsOnEverySearch: boolean;
 }
 
 /** @internal */
@@ -35,6 +47,10 @@ export const RANKING: RankingDefaults = {
   factCentring: 0,
   queryMean: undefined, // a key of its own, so that withRanking restores it
   queryMeanWeight: 1,
+  hubWeight: 0,
+  hubK: 10,
+  hubQuestions: undefined,
+  experimentsOnEverySearch: false,
 };
 
 /** The defaults as shipped. @internal */

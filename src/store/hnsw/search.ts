@@ -216,7 +216,9 @@ export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchCont
       ? exactScan(state, q, candidates!)
       : sharedWalk(ctx, req, pool, () => annSearch(state, q, pool, groups ? inScope : undefined, inScope, groups ? total / Math.max(1, state.items.size) : 1));
     // Experimental (benches only): a facts search's exact scan re-ranked with the facts centred on their pool's mean.
-    if (exact && req.adapter === "facts" && RANKING.factCentring !== 0) vectorRanked = centredOrder(state, q, vectorRanked, RANKING.factCentring, RANKING.queryMean, RANKING.queryMeanWeight);
+    const experiment = exact && (req.adapter === "facts" || RANKING.experimentsOnEverySearch);
+    if (experiment && RANKING.factCentring !== 0) vectorRanked = centredOrder(state, q, vectorRanked, RANKING.factCentring, RANKING.queryMean, RANKING.queryMeanWeight);
+    if (experiment && RANKING.hubWeight !== 0 && RANKING.hubQuestions) vectorRanked = hubnessOrder(state, q, vectorRanked, RANKING.hubWeight, RANKING.hubK, RANKING.hubQuestions);
     ranked = keywordHits.length > 0 ? fuse(state, q, req.query, vectorRanked, keywordHits, byId) : vectorRanked;
   } else {
     ranked = keywordHits.map((h) => ({ item: byId.get(h.id)!, score: h.score / (1 + h.score) }));
@@ -295,6 +297,42 @@ function centredOrder(state: StoreState, q: number[], ranked: Ranked[], w: numbe
       best = Math.max(best, (dot(qq, v) - w * qm) / norm);
     }
     return { r, s: best };
+  });
+  return scored.sort((a, b) => b.s - a.s || (a.r.item.id < b.r.item.id ? -1 : a.r.item.id > b.r.item.id ? 1 : 0)).map((x) => x.r);
+}
+
+/** Experimental: r(d) of each vector label, by reference questions and k (a store would keep it with the vector, computed once at write). */
+const hubCache = new WeakMap<number[][], WeakMap<object, Map<string, number>>>();
+
+/**
+ * Experimental: `ranked` (an exact scan) ordered by cos(q, d) − w·r(d), r(d)
+ * the mean cosine of d with its k nearest of `refs` (CSLS); an item by its
+ * best vector. Scores stay the plain cosines.
+ */
+function hubnessOrder(state: StoreState, q: number[], ranked: Ranked[], w: number, k: number, refs: number[][]): Ranked[] {
+  let byIndex = hubCache.get(refs);
+  if (!byIndex) hubCache.set(refs, (byIndex = new WeakMap()));
+  let cache = byIndex.get(state.vectors!);
+  if (!cache) byIndex.set(state.vectors!, (cache = new Map()));
+  const sims = new Float64Array(refs.length);
+  const r = (label: number, v: ArrayLike<number>) => {
+    const key = `${label}:${k}`;
+    let x = cache.get(key);
+    if (x === undefined) {
+      const n = Math.sqrt(dot(v, v)) || 1;
+      for (let j = 0; j < refs.length; j++) sims[j] = dot(v, refs[j]!) / n;
+      const top = Array.from(sims).sort((a, b) => b - a).slice(0, k);
+      cache.set(key, (x = top.reduce((s, y) => s + y, 0) / top.length));
+    }
+    return x;
+  };
+  const scored = ranked.map((it) => {
+    let best = -Infinity;
+    for (const { label } of it.item.vectors) {
+      const v = state.vectors!.vector(label);
+      best = Math.max(best, dot(q, v) - w * r(label, v));
+    }
+    return { r: it, s: best };
   });
   return scored.sort((a, b) => b.s - a.s || (a.r.item.id < b.r.item.id ? -1 : a.r.item.id > b.r.item.id ? 1 : 0)).map((x) => x.r);
 }
