@@ -68,7 +68,6 @@ import { firstPersonWording } from "./lib/first-person-wording.js";
 import { loadFactsDevSet, peopleOf, type FactsDevSet, type SetPart } from "./lib/facts-sets.js";
 import type { QueryAdapter } from "../src/embeddings/query-adapter.js";
 import { AdaptedQueryEmbeddings } from "./lib/query-adapter.js";
-import { withRanking } from "../src/embeddings/ranking-defaults.js";
 import { cosineR5, episodeExamples, examples as examplesOf, normalise, train, type Example, type TrainSettings } from "./lib/adapter-training.js";
 import { loadConversationSet } from "./lib/conversations-large.js";
 
@@ -167,13 +166,9 @@ if (process.env.XVAL) {
   if (process.env.NONE !== "0") console.log(`| none | ${row(await both(b, undefined), await both(a, undefined))}`);
   for (const s of grid) {
     const diff = Object.entries(s).filter(([k, x]) => DEFAULTS[k as keyof TrainSettings] !== x).map(([k, x]) => `${k} ${x}`).join(", ") || "defaults";
-    const adB = train(await withC(a, s), s, DIMS);
-    const adA = train(await withC(b, s), s, DIMS);
-    // CENTRING=w,w (experiment, informational): each trained pair also scored with the facts centred on their pool's mean (weight w).
-    for (const w of process.env.CENTRING ? process.env.CENTRING.split(",").map(Number) : [0]) {
-      const [onB, onA] = await withRanking({ factCentring: w, experimentsOnEverySearch: true }, async () => [await both(b, adB), await both(a, adA)] as const);
-      console.log(`| ${diff}${w ? `, fact centring ${w}` : ""} | ${row(onB, onA)}`);
-    }
+    const onB = await both(b, train(await withC(a, s), s, DIMS));
+    const onA = await both(a, train(await withC(b, s), s, DIMS));
+    console.log(`| ${diff} | ${row(onB, onA)}`);
   }
   console.log(`\nload at the end ${load()}`);
   process.exit(0);

@@ -14,7 +14,6 @@ import type { WriteHold } from "./batch-lock.js";
 import type { Compactor } from "./compactor.js";
 import type { HNSWGetOperation, HNSWSearchOperation } from "./options.js";
 import type { PreparedBatch } from "./prepare-batch.js";
-import type { QueryAdapterKind } from "../../embeddings/query-adapter.js";
 import { keywordSide, planNeedsGraph, planSearch, runSearch, type KeywordSide, type Ranked, type SearchPlan, type SearchRequest } from "./search.js";
 import type { RetrievalMode } from "../retrieval-mode.js";
 import type { IndexManifest } from "./snapshot.js";
@@ -127,7 +126,7 @@ export async function applyBatch(
     const op = operations[i]!;
     let search: PlannedSearch | undefined;
     if ("namespacePrefix" in op) {
-      const req = searchRequest(op, prepared.queryVectors.get(i), prepared.queryAdapters.get(i));
+      const req = searchRequest(op, prepared.queryVectors.get(i));
       const searchCtx = { ...searchContextOf(op, ctx), walks };
       const plan = req.query !== undefined && req.query !== null ? planSearch(state, req, searchCtx) : undefined;
       // While the store opens, a search that walks the graph waits for it (reads hold no writer back).
@@ -144,14 +143,13 @@ export async function applyBatch(
   return { results, touched };
 }
 
-const searchRequest = (s: SearchOperation, queryVector: number[] | undefined, adapter?: QueryAdapterKind): SearchRequest => ({
+const searchRequest = (s: SearchOperation, queryVector: number[] | undefined): SearchRequest => ({
   namespacePrefix: s.namespacePrefix,
   filter: s.filter,
   limit: s.limit ?? 10,
   offset: s.offset ?? 0,
   query: s.query,
   queryVector,
-  ...(adapter ? { adapter } : {}),
 });
 
 /** A search operation's request, and its plan when it has a query. */

@@ -23,8 +23,6 @@ export interface PreparedBatch {
   puts: Map<number, PreparedPut>;
   /** The query vector of each search (by position) that has one. */
   queryVectors: Map<number, number[]>;
-  /** The adapter each search's query vector went through (by position), when one did. */
-  queryAdapters: Map<number, QueryAdapterKind>;
   /** What the log records for this batch, in order. */
   logOps: LogOp[];
 }
@@ -170,7 +168,6 @@ export async function prepareBatch(operations: Operation[], ctx: PrepareContext)
   const vectors = ctx.embeddings && ctx.dims ? await embedTexts(ctx.embeddings, [...texts], ctx.dims) : new Map<string, number[]>();
 
   const queryVectors = new Map<number, number[]>();
-  const queryAdapters = new Map<number, QueryAdapterKind>();
   if (ctx.embeddings && ctx.dims) {
     const byQuery = new Map<string, number[] | undefined>();
     // The adapted vector of each query and adapter kind, made once however many searches use it: one
@@ -199,7 +196,6 @@ export async function prepareBatch(operations: Operation[], ctx: PrepareContext)
         const byKind = adapted[kind];
         if (!byKind.has(q)) byKind.set(q, adaptQueryVector(ctx.embeddings, v, kind));
         queryVectors.set(i, byKind.get(q)!);
-        if (byKind.get(q) !== v) queryAdapters.set(i, kind);
       }
     }
   }
@@ -245,5 +241,5 @@ export async function prepareBatch(operations: Operation[], ctx: PrepareContext)
     logOps.push(rec);
   }
   if (ctx.encodeLog) await encodeLogOps(logOps, slicer);
-  return { puts, queryVectors, queryAdapters, logOps };
+  return { puts, queryVectors, logOps };
 }

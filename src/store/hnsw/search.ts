@@ -6,8 +6,6 @@ import type { NamespaceGroup, StoredItem } from "./item-table.js";
 import type { StoreState } from "./store-state.js";
 import { hitsOf, type VectorHit } from "./vector-index.js";
 import type { RetrievalMode } from "../retrieval-mode.js";
-import { RANKING } from "../../embeddings/ranking-defaults.js";
-import type { QueryAdapterKind } from "../../embeddings/query-adapter.js";
 
 export interface SearchRequest {
   namespacePrefix: string[];
@@ -17,8 +15,6 @@ export interface SearchRequest {
   query?: string;
   /** The query's embedding; absent when there is no index or embedding failed. */
   queryVector?: number[];
-  /** The adapter the query vector went through, when one did. */
-  adapter?: QueryAdapterKind;
 }
 
 export interface SearchContext {
@@ -212,13 +208,9 @@ export function runSearch(state: StoreState, req: SearchRequest, ctx: SearchCont
   let ranked: Ranked[] = [];
   if (useVectors) {
     const q = normalise(req.queryVector!);
-    let vectorRanked = exact
+    const vectorRanked = exact
       ? exactScan(state, q, candidates!)
       : sharedWalk(ctx, req, pool, () => annSearch(state, q, pool, groups ? inScope : undefined, inScope, groups ? total / Math.max(1, state.items.size) : 1));
-    // Experimental (benches only): a facts search's exact scan re-ranked with the facts centred on their pool's mean.
-    const experiment = exact && (req.adapter === "facts" || RANKING.experimentsOnEverySearch);
-    if (experiment && RANKING.factCentring !== 0) vectorRanked = centredOrder(state, q, vectorRanked, RANKING.factCentring, RANKING.queryMean, RANKING.queryMeanWeight);
-    if (experiment && RANKING.hubWeight !== 0 && RANKING.hubQuestions) vectorRanked = hubnessOrder(state, q, vectorRanked, RANKING.hubWeight, RANKING.hubK, RANKING.hubQuestions);
     ranked = keywordHits.length > 0 ? fuse(state, q, req.query, vectorRanked, keywordHits, byId) : vectorRanked;
   } else {
     ranked = keywordHits.map((h) => ({ item: byId.get(h.id)!, score: h.score / (1 + h.score) }));
@@ -267,74 +259,6 @@ function replacementsFirst(ranked: Ranked[]): Ranked[] {
   const id = (r: Ranked) => r.item.id;
   const replaced = (r: Ranked) => replacedIds.get(r);
   return capDownTheList(liftReplacementScores(supersededAfterReplacement(ranked, id, replaced), id, replaced));
-}
-
-/**
- * Experimental: `ranked` (an exact scan, every scored item in scope) ordered
- * by cos(q', d − w·m), m the mean of their vectors, q' the query (minus
- * `qw`·`qmean` when given); an item by its best vector. Scores stay the
- * plain cosines (the fusion reads the order only).
- */
-function centredOrder(state: StoreState, q: number[], ranked: Ranked[], w: number, qmean: number[] | undefined, qw: number): Ranked[] {
-  const labels: number[] = [];
-  for (const r of ranked) for (const v of r.item.vectors) labels.push(v.label);
-  if (labels.length === 0) return ranked;
-  const vecs = state.vectors!.vectors(labels);
-  const dims = q.length;
-  const m = new Float64Array(dims);
-  for (const v of vecs) for (let i = 0; i < dims; i++) m[i]! += v[i]!;
-  for (let i = 0; i < dims; i++) m[i]! /= vecs.length;
-  const qq = qmean ? normalise(q.map((x, i) => x - qw * qmean[i]!)) : q;
-  const qm = dot(qq, m);
-  const mm = dot(m, m);
-  let at = 0;
-  const scored = ranked.map((r) => {
-    let best = -Infinity;
-    for (let j = 0; j < r.item.vectors.length; j++) {
-      const v = vecs[at++]!;
-      // cos(qq, v − w·m) with |qq| = 1: (qq·v − w·qq·m) / √(v·v − 2w·v·m + w²·m·m).
-      const norm = Math.sqrt(Math.max(1e-12, dot(v, v) - 2 * w * dot(v, m) + w * w * mm));
-      best = Math.max(best, (dot(qq, v) - w * qm) / norm);
-    }
-    return { r, s: best };
-  });
-  return scored.sort((a, b) => b.s - a.s || (a.r.item.id < b.r.item.id ? -1 : a.r.item.id > b.r.item.id ? 1 : 0)).map((x) => x.r);
-}
-
-/** Experimental: r(d) of each vector label, by reference questions and k (a store would keep it with the vector, computed once at write). */
-const hubCache = new WeakMap<number[][], WeakMap<object, Map<string, number>>>();
-
-/**
- * Experimental: `ranked` (an exact scan) ordered by cos(q, d) − w·r(d), r(d)
- * the mean cosine of d with its k nearest of `refs` (CSLS); an item by its
- * best vector. Scores stay the plain cosines.
- */
-function hubnessOrder(state: StoreState, q: number[], ranked: Ranked[], w: number, k: number, refs: number[][]): Ranked[] {
-  let byIndex = hubCache.get(refs);
-  if (!byIndex) hubCache.set(refs, (byIndex = new WeakMap()));
-  let cache = byIndex.get(state.vectors!);
-  if (!cache) byIndex.set(state.vectors!, (cache = new Map()));
-  const sims = new Float64Array(refs.length);
-  const r = (label: number, v: ArrayLike<number>) => {
-    const key = `${label}:${k}`;
-    let x = cache.get(key);
-    if (x === undefined) {
-      const n = Math.sqrt(dot(v, v)) || 1;
-      for (let j = 0; j < refs.length; j++) sims[j] = dot(v, refs[j]!) / n;
-      const top = Array.from(sims).sort((a, b) => b - a).slice(0, k);
-      cache.set(key, (x = top.reduce((s, y) => s + y, 0) / top.length));
-    }
-    return x;
-  };
-  const scored = ranked.map((it) => {
-    let best = -Infinity;
-    for (const { label } of it.item.vectors) {
-      const v = state.vectors!.vector(label);
-      best = Math.max(best, dot(q, v) - w * r(label, v));
-    }
-    return { r: it, s: best };
-  });
-  return scored.sort((a, b) => b.s - a.s || (a.r.item.id < b.r.item.id ? -1 : a.r.item.id > b.r.item.id ? 1 : 0)).map((x) => x.r);
 }
 
 /** Selections spanning at most this many namespaces use per-namespace keyword indexes. */
