@@ -70,19 +70,37 @@ const WARMUP = 100;
 const RAW_APP = "pg-floor-raw";
 const OURS_APP = "pg-floor-ours";
 
-/** CPU ms the server's backends named `app` have used (Linux /proc, a server on this machine; undefined otherwise). */
-async function serverCpuMs(db: pg.Pool, app: string): Promise<number | undefined> {
+/**
+ * CPU ms each of the server's backends named `app` has used so far, by pid (Linux /proc, a server
+ * on this machine; undefined otherwise). A backend that ends before it is read is left out.
+ */
+async function serverCpuMs(db: pg.Pool, app: string): Promise<Map<number, number> | undefined> {
   const pids = (await db.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE application_name = $1", [app])).rows.map((r) => r.pid);
-  let ticks = 0;
-  try {
-    for (const pid of pids) {
-      const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-      ticks += Number(f[11]) + Number(f[12]);
+  const out = new Map<number, number>();
+  for (const pid of pids) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // ended meanwhile (or no such process here)
     }
-  } catch {
-    return undefined;
+    const f = stat.split(") ")[1]!.split(" ");
+    out.set(pid, (Number(f[11]) + Number(f[12])) * 10); // USER_HZ is 100 on Linux
   }
-  return ticks * 10; // USER_HZ is 100 on Linux
+  // None of them readable: no /proc, or the server runs on another machine.
+  return pids.length > 0 && out.size === 0 ? undefined : out;
+}
+
+/**
+ * CPU ms the backends used between two readings: each backend's growth, a backend that started
+ * meanwhile counted whole. A backend that ended meanwhile (the pool closes idle connections after
+ * 30 s) is left out: summing totals instead made such a state's figure negative.
+ */
+function cpuBetween(before: Map<number, number> | undefined, after: Map<number, number> | undefined): number | undefined {
+  if (!before || !after) return undefined;
+  let ms = 0;
+  for (const [pid, used] of after) ms += used - (before.get(pid) ?? 0);
+  return ms;
 }
 
 export async function floorRun(options: {
@@ -140,7 +158,7 @@ export async function floorRun(options: {
       const samples: number[][] = [[], []];
       const got: { ids: number[]; q: number }[][] = [[], []];
       const node = [0, 0];
-      let before: (number | undefined)[] = [undefined, undefined];
+      let before: (Map<number, number> | undefined)[] = [undefined, undefined];
       for (let q = 0; q < count + warmup && (!until || until()); q++) {
         if (q === warmup && serverCpu) before = [await serverCpuMs(admin, apps[0]!), await serverCpuMs(admin, apps[1]!)];
         // The side that goes first alternates query by query: after a burst the first reader of a
@@ -160,7 +178,7 @@ export async function floorRun(options: {
       const side = (s: number): FloorSide => {
         const l = latency(samples[s]!);
         const n = samples[s]!.length;
-        const server = before[s] === undefined || after[s] === undefined ? undefined : after[s]! - before[s]!;
+        const server = cpuBetween(before[s], after[s]);
         return {
           p50: l.p50,
           mean: l.mean,
@@ -204,7 +222,8 @@ export async function floorRun(options: {
       const used = process.cpuUsage(c);
       const after = await serverCpuMs(admin, apps[s]!);
       cpu[s]!.node += (used.user + used.system) / 1000;
-      cpu[s]!.server = before === undefined || after === undefined || cpu[s]!.server === undefined ? undefined : cpu[s]!.server! + after - before;
+      const used2 = cpuBetween(before, after);
+      cpu[s]!.server = used2 === undefined || cpu[s]!.server === undefined ? undefined : cpu[s]!.server! + used2;
       return CLIENT_QUERIES / (wall / 1000);
     };
     // Both pools warm first: every connection open, with its settings and prepared statements (the

@@ -47,6 +47,20 @@ describeWithVectors("PostgresMemoryStore at its floor (real server)", () => {
     return s;
   };
   let store: PostgresMemoryStore;
+  /** Tables of their own whose store moves nothing: 600 vectors stay pending beside 200 indexed ones. */
+  const pendingBesideIndexed = async () => {
+    const own = freshSchema();
+    const still = open({ schema: own }, { indexWorkers: 0, maxPendingVectors: 10_000 });
+    const put = async (from: number, to: number) => {
+      const ops = [];
+      for (let i = from; i < to; i++) ops.push({ namespace: ["users", `u${i % 40}`], key: `k${i}`, value: { text: idText("v", i) } });
+      await still.batch(ops);
+    };
+    await put(0, 200);
+    await still.flushIndex();
+    await put(200, 800);
+    return { own, still };
+  };
 
   beforeAll(async () => {
     store = open();
@@ -214,17 +228,7 @@ describeWithVectors("PostgresMemoryStore at its floor (real server)", () => {
     await pool.query(`DROP SCHEMA IF EXISTS "${own}" CASCADE`);
   });
   it("during a burst, the pending branch sorts the pending vectors first and probes items for the page only (EXPLAIN ANALYZE), same results", async () => {
-    // Tables of their own whose store moves nothing: 600 vectors stay pending beside 200 indexed ones.
-    const own = freshSchema();
-    const still = open({ schema: own }, { indexWorkers: 0, maxPendingVectors: 10_000 });
-    const put = async (from: number, to: number) => {
-      const ops = [];
-      for (let i = from; i < to; i++) ops.push({ namespace: ["users", `u${i % 40}`], key: `k${i}`, value: { text: idText("v", i) } });
-      await still.batch(ops);
-    };
-    await put(0, 200);
-    await still.flushIndex();
-    await put(200, 800);
+    const { own, still } = await pendingBesideIndexed();
     expect((await still.stats()).pendingVectors).toBe(600);
     const t = tables(own, "memory_");
     const q = vectorParam(row(lowRankUnitVectors(8, DIMS, 2), DIMS, 5));
@@ -248,16 +252,7 @@ describeWithVectors("PostgresMemoryStore at its floor (real server)", () => {
     await pool.query(`DROP SCHEMA IF EXISTS "${own}" CASCADE`);
   });
   it("during a burst, a search without a filter reads only the nearest pending vectors (a top-N sort); when expired items leave the page short of them, it walks again over every pending vector: the exact page either way", async () => {
-    const own = freshSchema();
-    const still = open({ schema: own }, { indexWorkers: 0, maxPendingVectors: 10_000 });
-    const put = async (from: number, to: number) => {
-      const ops = [];
-      for (let i = from; i < to; i++) ops.push({ namespace: ["users", `u${i % 40}`], key: `k${i}`, value: { text: idText("v", i) } });
-      await still.batch(ops);
-    };
-    await put(0, 200);
-    await still.flushIndex();
-    await put(200, 800);
+    const { own, still } = await pendingBesideIndexed();
     const t = tables(own, "memory_");
     const q = vectorParam(row(lowRankUnitVectors(8, DIMS, 2), DIMS, 6));
     const { text, values } = annSql(t, { namespacePrefix: ["users"] }, Date.now(), q, 10, 10);

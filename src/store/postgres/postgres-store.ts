@@ -272,7 +272,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
       this.tableSize.refresh((fn) => this.transaction(fn, "read", "read")).catch((err) => this.logger.warn(`langgraph-hnsw-memory: reading the size of ${this.tables.vectors} failed: ${String((err as Error)?.message ?? err)}`));
     }
     if (writes) {
-      // A put may grow a small selection past its count; only a delete shrinks a large one.
+      // A put may grow a small selection past its count (see PlanCache.forgetSmall); a large one's count only picks its plan.
       if (operations.some((op) => "value" in op && op.value === null)) this.plans.clear();
       else this.plans.forgetSmall(this.exactScanThreshold);
     }
