@@ -56,7 +56,12 @@ export class FactsStore {
 
   /** `dims` is the embedder's output size (USE-lite's by default). */
   static async open(set: FactsDevSet, embeddings: Embeddings, retrieval?: RetrievalMode, dims = 512): Promise<FactsStore> {
-    const store = new HNSWStore({ index: { dims, embeddings, fields: ["text"] }, ...(retrieval ? { retrieval } : {}) });
+    // A clock that moves 1 ms at every reading: each fact gets its own updatedAt, in the order written, so
+    // the recent facts that fill the preload are the same in every run (with Date.now, facts written in the
+    // same millisecond tied, and the preload's R@5 moved by up to 0.3 between identical runs).
+    let now = Date.UTC(2026, 0, 1);
+    const clock = () => (now += 1);
+    const store = new HNSWStore({ index: { dims, embeddings, fields: ["text"] }, clock, ...(retrieval ? { retrieval } : {}) });
     for (const person of set.people) await writePerson(store, person);
     return new FactsStore(set, store);
   }
