@@ -120,6 +120,8 @@ type Setting = { name: string; retrieval?: "vector"; ranking: Partial<RankingDef
 //   The preload's R@5 (P5) of the default differed by up to 0.3 between identical runs (B writ 96.5 / 96.2, B extr
 //   93.5 / 93.8, B 1st 93.9 / 93.6; every search figure the same), likely the recent facts that fill the preload
 //   (newest first by updatedAt, to the millisecond: which facts share one depends on how fast they were written).
+//   Since 12:43 UTC the bench's stores run on a clock that moves 1 ms per reading (bench/lib/facts-eval.ts): two runs
+//   gave identical figures, P5 included (shipped P5: A writ 97.9, B writ 96.2, A extr 97.3, B extr 93.5, A 1st 97.5, B 1st 93.6).
 const settings: Setting[] = [
   { name: "shipped", ranking: {} },
   { name: "before", ranking: { superseded: "off" } },
