@@ -102,6 +102,39 @@ describe("PostgresMemoryStore shared by several processes", () => {
       await admin.query(`DROP SCHEMA IF EXISTS "${schema}_b" CASCADE`);
     }
   });
+
+  it("batches that rewrite the same keys in opposite orders queue instead of deadlocking: a run of puts is upserted by namespace, then key", async () => {
+    const pool = new pg.Pool({ connectionString: url, max: 8 });
+    const sent: { text: string; values: unknown[] }[] = [];
+    pool.on("connect", (client) => {
+      const query = client.query.bind(client) as (...a: unknown[]) => Promise<pg.QueryResult>;
+      (client as unknown as { query: (...a: unknown[]) => Promise<pg.QueryResult> }).query = (first: unknown, ...rest: unknown[]) => {
+        const text = typeof first === "string" ? first : (first as { text: string }).text;
+        sent.push({ text, values: typeof first === "string" ? ((rest[0] as unknown[]) ?? []) : ((first as { values?: unknown[] }).values ?? []) });
+        return query(first, ...rest);
+      };
+    });
+    const stores = [0, 1].map(() => new PostgresMemoryStore({ pool, schema: `${schema}_o` }));
+    try {
+      const keys = Array.from({ length: 10 }, (_, i) => `k${i}`);
+      await stores[0]!.batch([...keys].reverse().map((key) => ({ namespace: ["shared"], key, value: { n: 0 } })));
+      const upserts = sent.filter((q) => /^\s*INSERT INTO \S+memory_items/.test(q.text));
+      expect(upserts.at(-1)!.values[1]).toEqual(keys);
+      sent.length = 0;
+      // 40 batches in flight, half writing k9…k0 and half k0…k9: without one order they deadlock
+      // and are rolled back and retried; in one order each waits for the one before it.
+      await Promise.all(
+        Array.from({ length: 40 }, (_, b) => stores[b % 2]!.batch((b % 2 ? [...keys].reverse() : keys).map((key) => ({ namespace: ["shared"], key, value: { n: b } })))),
+      );
+      expect(sent.filter((q) => /ROLLBACK/.test(q.text))).toEqual([]);
+      const after = await stores[0]!.search(["shared"], { limit: 20 });
+      expect(new Set(after.map((r) => r.value.n)).size).toBe(1);
+    } finally {
+      for (const s of stores) await s.close();
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}_o" CASCADE`);
+      await pool.end();
+    }
+  });
 });
 
 describeWithVectors("PostgresMemoryStore with vectors, several processes writing and searching at once", () => {

@@ -6,7 +6,9 @@
  * - batch b puts `own/<b>-<i>` (5 items) in ["users", "p<id>"], then reads
  *   one back in the same batch, and deletes its own item 4 again;
  * - every batch also rewrites the shared keys s0…s9 in ["shared"] with its
- *   tag, half the writers in reverse order (so batches deadlock and retry).
+ *   tag, in two runs with a read between them (the store upserts each run in
+ *   one order of its own), half the writers in reverse order (so batches
+ *   deadlock across the two runs and retry).
  *
  * Prints `ack <b>` per acknowledged batch and `done` at the end.
  */
@@ -25,7 +27,10 @@ async function runBatch(b: number) {
   const ops = [];
   for (let i = 0; i < 5; i++) ops.push({ namespace: ns, key: `own/${b}-${i}`, value: { writer: id, batch: b, i, text: `writer ${id} batch ${b}` } });
   ops.push({ namespace: ns, key: `own/${b}-0` });
-  for (const key of shared) ops.push({ namespace: ["shared"], key, value: { tag } });
+  for (const [i, key] of shared.entries()) {
+    if (i === 5) ops.push({ namespace: ns, key: `own/${b}-1` });
+    ops.push({ namespace: ["shared"], key, value: { tag } });
+  }
   ops.push({ namespace: ns, key: `own/${b}-4`, value: null });
   const results = await store.batch(ops);
   const readBack = results[5] as { value: { batch: number } } | null;
