@@ -103,7 +103,7 @@ describe("PostgresMemoryStore shared by several processes", () => {
     }
   });
 
-  it("batches that rewrite the same keys in opposite orders queue instead of deadlocking: a run of puts is upserted by namespace, then key", async () => {
+  it("batches that rewrite the same keys in opposite orders queue instead of deadlocking: a run of puts is upserted by namespace, then key; a batch of several runs locks its items in that order first", async () => {
     const pool = new pg.Pool({ connectionString: url, max: 8 });
     const sent: { text: string; values: unknown[] }[] = [];
     pool.on("connect", (client) => {
@@ -129,9 +129,73 @@ describe("PostgresMemoryStore shared by several processes", () => {
       expect(sent.filter((q) => /ROLLBACK/.test(q.text))).toEqual([]);
       const after = await stores[0]!.search(["shared"], { limit: 20 });
       expect(new Set(after.map((r) => r.value.n)).size).toBe(1);
+      // Batches whose puts a read splits in two runs (as LangGraph's batching mixes a node's reads and
+      // writes) lock all their items first, in the same order: they queue too.
+      sent.length = 0;
+      await Promise.all(
+        Array.from({ length: 40 }, (_, b) => {
+          const order = b % 2 ? [...keys].reverse() : keys;
+          const put = (key: string) => ({ namespace: ["shared"], key, value: { n: 100 + b } });
+          return stores[b % 2]!.batch([...order.slice(0, 5).map(put), { namespace: ["shared"], key: order[0]! }, ...order.slice(5).map(put)]);
+        }),
+      );
+      expect(sent.filter((q) => /FOR UPDATE/.test(q.text))).toHaveLength(40);
+      expect(sent.filter((q) => /ROLLBACK/.test(q.text))).toEqual([]);
+      const mixed = await stores[0]!.search(["shared"], { limit: 20 });
+      expect(new Set(mixed.map((r) => r.value.n)).size).toBe(1);
     } finally {
       for (const s of stores) await s.close();
       await admin.query(`DROP SCHEMA IF EXISTS "${schema}_o" CASCADE`);
+      await pool.end();
+    }
+  });
+
+  it("a batch the server aborts in a deadlock is rolled back and retried, and applies once", async () => {
+    const pool = new pg.Pool({ connectionString: url, max: 2, application_name: "lhm-deadlock-test" });
+    const sent: string[] = [];
+    pool.on("connect", (client) => {
+      const query = client.query.bind(client) as (...a: unknown[]) => Promise<pg.QueryResult>;
+      (client as unknown as { query: (...a: unknown[]) => Promise<pg.QueryResult> }).query = (first: unknown, ...rest: unknown[]) => {
+        sent.push(typeof first === "string" ? first : (first as { text: string }).text);
+        return query(first, ...rest);
+      };
+    });
+    const own = `${schema}_d`;
+    const store = new PostgresMemoryStore({ pool, schema: own });
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    try {
+      await store.batch([
+        { namespace: ["race"], key: "a", value: { by: "setup" } },
+        { namespace: ["race"], key: "b", value: { by: "setup" } },
+      ]);
+      // Another session holds b, then asks for a while the store's batch holds a and waits for b. That session
+      // checks for deadlocks only after 10 s, so the store's session finds the cycle and is the one aborted.
+      await other.query("BEGIN");
+      await other.query("SET LOCAL deadlock_timeout = '10s'");
+      await other.query(`SELECT 1 FROM "${own}".memory_items WHERE ns = 'race' AND key = 'b' FOR UPDATE`);
+      sent.length = 0;
+      const batch = store.batch([
+        { namespace: ["race"], key: "a", value: { by: "store" } },
+        { namespace: ["race"], key: "b", value: { by: "store" } },
+      ]);
+      const waiting = async () =>
+        (await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'lhm-deadlock-test' AND wait_event_type = 'Lock'`)).rows[0].n > 0;
+      for (let i = 0; i < 200 && !(await waiting()); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(await waiting()).toBe(true);
+      await other.query(`UPDATE "${own}".memory_items SET value = '{"by":"other"}' WHERE ns = 'race' AND key = 'a'`);
+      await other.query("COMMIT");
+      await batch;
+      expect(sent.filter((t) => t === "ROLLBACK")).toHaveLength(1);
+      const items = await store.search(["race"], { limit: 10 });
+      expect(items.map((it) => [it.key, it.value.by]).sort()).toEqual([
+        ["a", "store"],
+        ["b", "store"],
+      ]);
+    } finally {
+      await other.end();
+      await store.close();
+      await admin.query(`DROP SCHEMA IF EXISTS "${own}" CASCADE`);
       await pool.end();
     }
   });

@@ -6,9 +6,9 @@
  * - batch b puts `own/<b>-<i>` (5 items) in ["users", "p<id>"], then reads
  *   one back in the same batch, and deletes its own item 4 again;
  * - every batch also rewrites the shared keys s0…s9 in ["shared"] with its
- *   tag, in two runs with a read between them (the store upserts each run in
- *   one order of its own), half the writers in reverse order (so batches
- *   deadlock across the two runs and retry).
+ *   tag, in two runs with a read between them, half the writers in reverse
+ *   order (the store locks a batch's items in one order first: they queue,
+ *   where they used to deadlock and retry).
  *
  * Prints `ack <b>` per acknowledged batch and `done` at the end.
  */

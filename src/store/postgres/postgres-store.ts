@@ -25,6 +25,7 @@ import { setupSchema, type IndexManifest, type SetupResult } from "./schema.js";
 import { PAGE_COLUMNS, runSearch, toSearchItem, type ItemRow } from "./search.js";
 import { liveSql, nsPath, Params, scopeSql, tables, type Queryable, type Tables } from "./sql.js";
 import { writeRun, type VectorTarget, type WriteOp } from "./write.js";
+import { lockItemsInOrder, needsOrderedLocks } from "./write-order.js";
 import { IndexSettler } from "./index-settler.js";
 import { listNamespaces } from "./list-namespaces.js";
 import { PlanCache } from "./plan-cache.js";
@@ -289,6 +290,10 @@ export class PostgresMemoryStore extends MemoryStoreBase {
         if (pending.length) pendingWritten += await writeRun(db, this.tables, pending, now, this.fields, this.vectorTarget);
         pending = [];
       };
+      // Every item this batch writes locked first, in the order every writer uses (see write-order.ts).
+      if (writes && needsOrderedLocks(operations)) {
+        await lockItemsInOrder(db, this.tables, operations.filter((op) => "value" in op) as { namespace: string[]; key: string }[]);
+      }
       for (let i = 0; i < operations.length; i++) {
         const op = operations[i];
         if ("namespacePrefix" in op) {

@@ -2,6 +2,7 @@ import { tokenize } from "../../embeddings/tokenize.js";
 import { allStrings, extractFieldTexts } from "../fields.js";
 import type { PreparedPut } from "../hnsw/store-state.js";
 import { nsPath, vectorParam, type Queryable, type Tables } from "./sql.js";
+import { byItem } from "./write-order.js";
 
 /** The paths indexed for an item: its put override, or the store's fields. */
 export function pathsFor(index: false | string[] | undefined, fields: string[] | null): string[] {
@@ -74,6 +75,7 @@ export async function writeRun(db: Queryable, t: Tables, ops: WriteOp[], now: nu
   const flush = async () => {
     if (run.length === 0) return;
     const kind = run[0].kind;
+    // The run's rows in the one order every writer locks them in (see write-order.ts).
     if (kind === "put") pendingRows += await upsert(db, t, run.map((o) => (o as { put: PreparedPut }).put).sort(byItem), now, fields, target);
     else await remove(db, t, run as { namespace: string[]; key: string }[]);
     run = [];
@@ -89,21 +91,6 @@ export async function writeRun(db: Queryable, t: Tables, ops: WriteOp[], now: nu
   }
   await flush();
   return pendingRows;
-}
-
-/**
- * One order of a run's puts that every writer shares: by namespace, then
- * key. A multi-row upsert locks its rows in the order it is given them, so two
- * batches that rewrite the same keys in different orders deadlocked (each
- * holding a row the other wanted) and waited for the server's deadlock check
- * before one was retried; in one order, the second waits for the first to
- * commit. The ids of a run are distinct, so the order changes nothing stored.
- */
-function byItem(a: PreparedPut, b: PreparedPut): number {
-  const x = nsPath(a.namespace);
-  const y = nsPath(b.namespace);
-  if (x !== y) return x < y ? -1 : 1;
-  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
 /** Timestamps to write as they are (an import), instead of `now` for both. */
