@@ -35,7 +35,6 @@ export function byItem(a: { namespace: string[]; key: string }, b: { namespace: 
  */
 export function needsOrderedLocks(operations: readonly Operation[]): boolean {
   let runs = 0;
-  let kind: "put" | "delete" | undefined;
   let inRun = false;
   let ids = new Set<string>();
   for (const op of operations) {
@@ -43,13 +42,10 @@ export function needsOrderedLocks(operations: readonly Operation[]): boolean {
       inRun = false; // a read ends the run (the batch writes what came before it first)
       continue;
     }
-    if (conditionOf(op)) return true;
-    const k = op.value === null ? "delete" : "put";
-    if (k === "delete") return true;
+    if (op.value === null || conditionOf(op)) return true;
     const id = JSON.stringify([op.namespace, op.key]);
-    if (!inRun || k !== kind || ids.has(id)) {
+    if (!inRun || ids.has(id)) {
       if (++runs > 1) return true;
-      kind = k;
       ids = new Set();
       inRun = true;
     }
