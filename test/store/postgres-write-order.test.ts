@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { MemoryPutOperation } from "../../src/store/operations.js";
 import { byItem, needsOrderedLocks } from "../../src/store/postgres/write-order.js";
 
 /**
@@ -23,7 +24,8 @@ describe("PostgresMemoryStore write order", () => {
     expect(needsOrderedLocks([put("b"), search, put("a")])).toBe(true);
     expect(needsOrderedLocks([put("a"), put("a")])).toBe(true);
     expect(needsOrderedLocks([{ namespace: ["shared"], key: "a", value: null }])).toBe(true);
-    expect(needsOrderedLocks([{ ...put("a"), ifValue: { field: "v", equals: "a" } }])).toBe(true);
+    const conditional: MemoryPutOperation = { ...put("a"), ifValue: { field: "v", equals: "a" } };
+    expect(needsOrderedLocks([conditional])).toBe(true);
   });
 
   it("orders by namespace path, then key", () => {
