@@ -7,6 +7,7 @@ import { annSql } from "../../src/store/postgres/search.js";
 import { tables, vectorParam } from "../../src/store/postgres/sql.js";
 import { idText, lowRankUnitVectors, PrecomputedEmbeddings, row } from "../../bench/lib/vectors.js";
 import { databaseUrl, describeWithVectors, freshSchema } from "./real-server.js";
+import { countingPool } from "../helpers/counting-pool.js";
 
 /**
  * The search path at its floor on the real server: a read is one round trip
@@ -17,29 +18,11 @@ import { databaseUrl, describeWithVectors, freshSchema } from "./real-server.js"
 const N = 2000;
 const DIMS = 32;
 
-/** A pool whose clients record every statement text the store sends. */
-function countingPool(): { pool: pg.Pool; sent: string[]; values: unknown[][] } {
-  const pool = new pg.Pool({ connectionString: databaseUrl(), max: 2 });
-  const sent: string[] = [];
-  const values: unknown[][] = [];
-  const seen = new WeakSet<pg.PoolClient>();
-  pool.on("connect", (client) => {
-    if (seen.has(client)) return;
-    seen.add(client);
-    const query = client.query.bind(client) as (...a: unknown[]) => Promise<pg.QueryResult>;
-    (client as unknown as { query: (...a: unknown[]) => Promise<pg.QueryResult> }).query = (first: unknown, ...rest: unknown[]) => {
-      sent.push(typeof first === "string" ? first : (first as { text: string }).text);
-      values.push(typeof first === "string" ? ((rest[0] as unknown[]) ?? []) : ((first as { values?: unknown[] }).values ?? []));
-      return query(first, ...rest);
-    };
-  });
-  return { pool, sent, values };
-}
 
 describeWithVectors("PostgresMemoryStore at its floor (real server)", () => {
   const schema = freshSchema();
   const embeddings = new PrecomputedEmbeddings(lowRankUnitVectors(N, DIMS, 1), lowRankUnitVectors(8, DIMS, 2), DIMS);
-  const { pool, sent, values } = countingPool();
+  const { pool, sent, values } = countingPool({ connectionString: databaseUrl(), max: 2 });
   const stores: PostgresMemoryStore[] = [];
   const open = (more: Partial<PostgresMemoryStoreOptions> = {}, hnsw: PostgresMemoryStoreOptions["hnsw"] = {}) => {
     const s = new PostgresMemoryStore({ pool, schema, retrieval: "vector", sessionSettings: true, index: { dims: DIMS, embeddings, fields: ["text"] }, ...more, hnsw: { exactScanThreshold: 100, ...hnsw } });
@@ -122,7 +105,7 @@ describeWithVectors("PostgresMemoryStore at its floor (real server)", () => {
   it("a walk that the index alone fills runs without pgvector's iterative scan; a selective one walks again with it, and the selection's next walks start with it", async () => {
     // Every selection above 10 items is walked.
     // Connections of its own, so that each walk's settings are sent (see withWalkSettings).
-    const own = countingPool();
+    const own = countingPool({ connectionString: databaseUrl(), max: 2 });
     const s = open({ pool: own.pool, retrieval: "vector" }, { exactScanThreshold: 10 });
     const sent = own.sent;
     const walks = () => sent.filter((t) => t.includes("<=>"));

@@ -4,6 +4,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PostgresMemoryStore } from "../../src/store/postgres/index.js";
 import { describeWithVectors } from "./real-server.js";
+import { countingPool } from "../helpers/counting-pool.js";
 
 /**
  * Several processes share one real PostgreSQL server (started by
@@ -104,34 +105,27 @@ describe("PostgresMemoryStore shared by several processes", () => {
   });
 
   it("batches that rewrite the same keys in opposite orders queue instead of deadlocking: a run of puts is upserted by namespace, then key; a batch of several runs locks its items in that order first", async () => {
-    const pool = new pg.Pool({ connectionString: url, max: 8 });
-    const sent: { text: string; values: unknown[] }[] = [];
-    pool.on("connect", (client) => {
-      const query = client.query.bind(client) as (...a: unknown[]) => Promise<pg.QueryResult>;
-      (client as unknown as { query: (...a: unknown[]) => Promise<pg.QueryResult> }).query = (first: unknown, ...rest: unknown[]) => {
-        const text = typeof first === "string" ? first : (first as { text: string }).text;
-        sent.push({ text, values: typeof first === "string" ? ((rest[0] as unknown[]) ?? []) : ((first as { values?: unknown[] }).values ?? []) });
-        return query(first, ...rest);
-      };
-    });
+    const { pool, sent, values } = countingPool({ connectionString: url, max: 8 });
     const stores = [0, 1].map(() => new PostgresMemoryStore({ pool, schema: `${schema}_o` }));
     try {
       const keys = Array.from({ length: 10 }, (_, i) => `k${i}`);
       await stores[0]!.batch([...keys].reverse().map((key) => ({ namespace: ["shared"], key, value: { n: 0 } })));
-      const upserts = sent.filter((q) => /^\s*INSERT INTO \S+memory_items/.test(q.text));
-      expect(upserts.at(-1)!.values[1]).toEqual(keys);
+      const upserts = sent.flatMap((text, i) => (/^\s*INSERT INTO \S+memory_items/.test(text) ? [i] : []));
+      expect(values[upserts.at(-1)!]![1]).toEqual(keys);
       sent.length = 0;
+      values.length = 0;
       // 40 batches in flight, half writing k9…k0 and half k0…k9: without one order they deadlock
       // and are rolled back and retried; in one order each waits for the one before it.
       await Promise.all(
         Array.from({ length: 40 }, (_, b) => stores[b % 2]!.batch((b % 2 ? [...keys].reverse() : keys).map((key) => ({ namespace: ["shared"], key, value: { n: b } })))),
       );
-      expect(sent.filter((q) => /ROLLBACK/.test(q.text))).toEqual([]);
+      expect(sent.filter((text) => /ROLLBACK/.test(text))).toEqual([]);
       const after = await stores[0]!.search(["shared"], { limit: 20 });
       expect(new Set(after.map((r) => r.value.n)).size).toBe(1);
       // Batches whose puts a read splits in two runs (as LangGraph's batching mixes a node's reads and
       // writes) lock all their items first, in the same order: they queue too.
       sent.length = 0;
+      values.length = 0;
       await Promise.all(
         Array.from({ length: 40 }, (_, b) => {
           const order = b % 2 ? [...keys].reverse() : keys;
@@ -139,8 +133,8 @@ describe("PostgresMemoryStore shared by several processes", () => {
           return stores[b % 2]!.batch([...order.slice(0, 5).map(put), { namespace: ["shared"], key: order[0]! }, ...order.slice(5).map(put)]);
         }),
       );
-      expect(sent.filter((q) => /FOR UPDATE/.test(q.text))).toHaveLength(40);
-      expect(sent.filter((q) => /ROLLBACK/.test(q.text))).toEqual([]);
+      expect(sent.filter((text) => /FOR UPDATE/.test(text))).toHaveLength(40);
+      expect(sent.filter((text) => /ROLLBACK/.test(text))).toEqual([]);
       const mixed = await stores[0]!.search(["shared"], { limit: 20 });
       expect(new Set(mixed.map((r) => r.value.n)).size).toBe(1);
     } finally {
@@ -151,15 +145,7 @@ describe("PostgresMemoryStore shared by several processes", () => {
   });
 
   it("a batch the server aborts in a deadlock is rolled back and retried, and applies once", async () => {
-    const pool = new pg.Pool({ connectionString: url, max: 2, application_name: "lhm-deadlock-test" });
-    const sent: string[] = [];
-    pool.on("connect", (client) => {
-      const query = client.query.bind(client) as (...a: unknown[]) => Promise<pg.QueryResult>;
-      (client as unknown as { query: (...a: unknown[]) => Promise<pg.QueryResult> }).query = (first: unknown, ...rest: unknown[]) => {
-        sent.push(typeof first === "string" ? first : (first as { text: string }).text);
-        return query(first, ...rest);
-      };
-    });
+    const { pool, sent } = countingPool({ connectionString: url, max: 2, application_name: "lhm-deadlock-test" });
     const own = `${schema}_d`;
     const store = new PostgresMemoryStore({ pool, schema: own });
     const other = new pg.Client({ connectionString: url });
