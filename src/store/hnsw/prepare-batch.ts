@@ -165,7 +165,8 @@ export async function prepareBatch(operations: Operation[], ctx: PrepareContext)
       for (const f of fts) texts.add(f.text);
     });
   }
-  const vectors = ctx.embeddings && ctx.dims ? await embedTexts(ctx.embeddings, [...texts], ctx.dims) : new Map<string, number[]>();
+  // A batch of reads (a search, a get) embeds no documents: no embedder call, no put preparation below.
+  const vectors = ctx.embeddings && ctx.dims && texts.size > 0 ? await embedTexts(ctx.embeddings, [...texts], ctx.dims) : new Map<string, number[]>();
 
   const queryVectors = new Map<number, number[]>();
   if (ctx.embeddings && ctx.dims) {
@@ -182,7 +183,7 @@ export async function prepareBatch(operations: Operation[], ctx: PrepareContext)
         try {
           const v = await ctx.embeddings.embedQuery(q);
           checkVector(v, ctx.dims, `query ${JSON.stringify(q.slice(0, 60))}`);
-          byQuery.set(q, Array.from(v));
+          byQuery.set(q, Array.isArray(v) ? v : Array.from(v)); // as embedTexts: a plain array as it is
         } catch (err) {
           ctx.logger.warn(`langgraph-hnsw-memory: embedding the search query failed (${(err as Error)?.message ?? err}); ranking by keywords instead`);
           byQuery.set(q, undefined);
@@ -202,6 +203,7 @@ export async function prepareBatch(operations: Operation[], ctx: PrepareContext)
 
   const puts = new Map<number, PreparedPut>();
   const logOps: LogOp[] = [];
+  if (!kinds.includes("put")) return { puts, queryVectors, logOps };
   // Cloning values, encoding vectors and serialising the log record run in
   // slices (the record's append then only copies bytes): a batch of
   // thousands of puts never holds the event loop for more than a slice.

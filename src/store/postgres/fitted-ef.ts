@@ -38,9 +38,14 @@ export class VectorTableSize {
     return fittedEfSearch(this.estimate ?? Number.POSITIVE_INFINITY);
   }
 
+  /** The last reading is recent enough (no refresh due). */
+  get fresh(): boolean {
+    return this.estimate !== undefined && performance.now() - this.at < SIZE_TTL_MS;
+  }
+
   /** Reads the size again when the last reading is older than 30 s (not awaited by searches). */
   refresh(read: (fn: (db: Queryable) => Promise<number>) => Promise<number>, force = false): Promise<void> {
-    if (this.reading || (!force && this.estimate !== undefined && performance.now() - this.at < SIZE_TTL_MS)) return this.reading ?? Promise.resolve();
+    if (this.reading || (!force && this.fresh)) return this.reading ?? Promise.resolve();
     this.reading = read((db) => countVectors(db, this.tables, this.dims))
       .then((n) => {
         this.estimate = n;

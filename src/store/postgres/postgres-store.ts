@@ -20,7 +20,7 @@ import { startSweeper } from "../ttl.js";
 import { MemoryStoreBase } from "../memory-store-base.js";
 import type { MemoryGetOperation, MemorySearchOperation } from "../operations.js";
 import type { PostgresMemoryStoreOptions, PostgresStoreStats } from "./options.js";
-import { DEFAULT_CONNECTION_RETRY_MS, DEFAULT_STATEMENT_TIMEOUT_MS, inTransaction, openPool, type StorePool } from "./connection.js";
+import { DEFAULT_CONNECTION_RETRY_MS, DEFAULT_STATEMENT_TIMEOUT_MS, inTransaction, openPool, type StorePool, type TransactionOptions } from "./connection.js";
 import { setupSchema, type IndexManifest, type SetupResult } from "./schema.js";
 import { PAGE_COLUMNS, runSearch, toSearchItem, type ItemRow } from "./search.js";
 import { liveSql, nsPath, Params, scopeSql, tables, type Queryable, type Tables } from "./sql.js";
@@ -214,9 +214,15 @@ export class PostgresMemoryStore extends MemoryStoreBase {
    * before COMMIT, named errors for the rest.
    */
   private async transaction<T>(fn: (db: PoolClient) => Promise<T>, where = "batch", mode: "read" | "write" = "write"): Promise<T> {
-    await this.setup();
-    return inTransaction(this.pool!, { ...this.txOptions(where), mode }, fn);
+    if (this.closed || !this.setupDone) await this.setup();
+    const key = `${where} ${mode}`;
+    let options = this.txByKind.get(key);
+    if (!options) this.txByKind.set(key, (options = { ...this.txOptions(where), mode }));
+    return inTransaction(this.pool!, options, fn);
   }
+
+  /** The options of each kind of transaction (made once: every read would otherwise build them). */
+  private readonly txByKind = new Map<string, TransactionOptions>();
 
   /** A Queryable whose every query is retried on a new connection when the old one is lost. */
   private readonly reads: Queryable = { query: (text, params) => this.transaction((db) => db.query(text, params), "read", "read") };
@@ -269,7 +275,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
       queryAdapter: this.indexConfig?.queryAdapter,
     });
     const writes = operations.some((op) => "value" in op);
-    if (this.tableSize && operations.some((op) => "namespacePrefix" in op)) {
+    if (this.tableSize && !this.tableSize.fresh && operations.some((op) => "namespacePrefix" in op)) {
       this.tableSize.refresh((fn) => this.transaction(fn, "read", "read")).catch((err) => this.logger.warn(`langgraph-hnsw-memory: reading the size of ${this.tables.vectors} failed: ${String((err as Error)?.message ?? err)}`));
     }
     if (writes) {

@@ -6,7 +6,7 @@ import { matchesFilter } from "../filter.js";
 import { liftReplacementScores, supersededAfterReplacement, supersedesKey } from "../superseded.js";
 import type { RetrievalMode } from "../retrieval-mode.js";
 import { filterSql } from "./sql-filter.js";
-import { everyVector, literals, liveSql, nsLabels, opaque, Params, rowId, scopeSql, vectorParam, type Queryable, type Tables } from "./sql.js";
+import { everyVector, idPair, literals, liveSql, nsLabels, opaque, Params, rowId, scopeSql, vectorParam, type Queryable, type Tables } from "./sql.js";
 import type { PlanCache } from "./plan-cache.js";
 import type { PreparedStatements } from "./prepared.js";
 import { withWalkSettings, type WalkSettingsMode } from "./walk-settings.js";
@@ -210,7 +210,7 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
     // Fill with items that have nothing to rank them by, newest first.
     const seen = new Set(ranked.map((r) => r.id));
     const p = new Params();
-    const seenPairs = [...seen].map((id) => JSON.parse(id) as [string, string]);
+    const seenPairs = [...seen].map(idPair);
     const noVectors = useVectors ? `AND NOT EXISTS ${everyVector(t, (v) => `SELECT 1 FROM ${v} v WHERE v.ns = i.ns AND v.key = i.key`)}` : "";
     const r = await runStatement<ItemRow>(
       ctx,
@@ -228,12 +228,12 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
 function finish(ranked: Ranked[], rows: Map<string, ItemRow>): { results: SearchItem[]; ids: [string, string][] } {
   return {
     results: ranked.map((r) => toSearchItem(rows.get(r.id)!, r.score)),
-    ids: ranked.filter((r) => rows.get(r.id)!.ttl_minutes !== null).map((r) => JSON.parse(r.id) as [string, string]),
+    ids: ranked.filter((r) => rows.get(r.id)!.ttl_minutes !== null).map((r) => idPair(r.id)),
   };
 }
 
 const pairs = (ids: string[]) => {
-  const parsed = ids.map((id) => JSON.parse(id) as [string, string]);
+  const parsed = ids.map(idPair);
   return [parsed.map((p) => p[0]), parsed.map((p) => p[1])];
 };
 

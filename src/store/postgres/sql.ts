@@ -131,5 +131,15 @@ export async function rowsUpTo(db: Queryable, table: string, upTo: number): Prom
   return r.rows[0].n;
 }
 
-/** A stable id for an item inside one search. */
-export const rowId = (ns: string, key: string): string => JSON.stringify([ns, key]);
+/**
+ * A stable id for an item inside one search: its namespace path and key
+ * joined by NUL, which neither can contain (PostgreSQL's text and jsonb
+ * refuse it), so the id is unambiguous and {@link idPair} splits it back.
+ */
+export const rowId = (ns: string, key: string): string => `${ns}\0${key}`;
+
+/** The namespace path and key of a {@link rowId}. */
+export function idPair(id: string): [string, string] {
+  const at = id.indexOf("\0");
+  return [id.slice(0, at), id.slice(at + 1)];
+}
