@@ -22,6 +22,8 @@
  * XVAL=1 chooses settings without the held-out people and across sets: it
  * trains on A-tune and scores B-tune through the store, and the reverse; each
  * setting may be a comma list (RANK=16,32,64), every combination one row.
+ * RETRIEVAL=vector scores stores that rank by the vector side alone (default:
+ * the store's hybrid ranking).
  * VAL=1 trains on half of each set's tune people and scores plain cosine R@5
  * on the other half.
  * Settings: RANK (32), TAU (0.05), LAMBDA (0.1), EPOCHS (100), LR (0.01), SEED (7), BIAS (0);
@@ -121,13 +123,15 @@ const scored = [...sets, ...sets.map(viewOf), ...sets.map(firstOf)];
 const vec = async (t: string) => normalise(Float64Array.from(await cache.embedQuery(t)));
 const examples = (people: Parameters<typeof examplesOf>[0], s: TrainSettings = settings) => examplesOf(people, vec, s.otherNegatives);
 
+/** RETRIEVAL=vector: the stores scored rank by the vector side alone (the default: hybrid). */
+const RETRIEVAL = process.env.RETRIEVAL === "vector" ? ("vector" as const) : process.env.RETRIEVAL === undefined || process.env.RETRIEVAL === "hybrid" ? undefined : (() => { throw new Error(`RETRIEVAL must be vector or hybrid, got ${process.env.RETRIEVAL}`); })();
 const load = () => os.loadavg().map((x) => x.toFixed(1)).join(" ");
 const pct = (x: number) => (100 * x).toFixed(1);
 console.log(`query adapter${ADAPTER ? ` (${ADAPTER})` : ""}, ${new Date().toISOString()}, load ${load()}, ${shown(settings)}${setC ? ", with set C" : ""}${setD ? ", with set D" : ""}, wording ${WORDING}`);
 
 /** R@5 / R@10 / MRR / preload R@5 of one part of a set through a real store whose queries go through `adapter`. */
 async function storeScore(set: FactsDevSet, part: SetPart, adapter: QueryAdapter | undefined): Promise<FactsMetrics> {
-  const store = await FactsStore.open(set, new AdaptedQueryEmbeddings(cache, adapter));
+  const store = await FactsStore.open(set, new AdaptedQueryEmbeddings(cache, adapter), RETRIEVAL);
   const m = (await store.score(part)).all;
   await store.close();
   return m;
