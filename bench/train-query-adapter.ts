@@ -23,7 +23,8 @@
  * trains on A-tune and scores B-tune through the store, and the reverse; each
  * setting may be a comma list (RANK=16,32,64), every combination one row.
  * RETRIEVAL=vector scores stores that rank by the vector side alone (default:
- * the store's hybrid ranking).
+ * the store's hybrid ranking); FUSIONS (a JSON list of hybridRank options)
+ * scores each pair of XVAL adapters once per fusion variant.
  * VAL=1 trains on half of each set's tune people and scores plain cosine R@5
  * on the other half.
  * Settings: RANK (32), TAU (0.05), LAMBDA (0.1), EPOCHS (100), LR (0.01), SEED (7), BIAS (0);
@@ -69,6 +70,8 @@ import { extractorWording } from "./lib/extractor-wording.js";
 import { firstPersonWording } from "./lib/first-person-wording.js";
 import { loadFactsDevSet, peopleOf, type FactsDevSet, type SetPart } from "./lib/facts-sets.js";
 import type { QueryAdapter } from "../src/embeddings/query-adapter.js";
+import type { HybridRankOptions } from "../src/embeddings/fusion.js";
+import { withRanking } from "../src/embeddings/ranking-defaults.js";
 import { AdaptedQueryEmbeddings } from "./lib/query-adapter.js";
 import { cosineR5, episodeExamples, examples as examplesOf, normalise, train, type Example, type TrainSettings } from "./lib/adapter-training.js";
 import { loadConversationSet } from "./lib/conversations-large.js";
@@ -123,6 +126,8 @@ const scored = [...sets, ...sets.map(viewOf), ...sets.map(firstOf)];
 const vec = async (t: string) => normalise(Float64Array.from(await cache.embedQuery(t)));
 const examples = (people: Parameters<typeof examplesOf>[0], s: TrainSettings = settings) => examplesOf(people, vec, s.otherNegatives);
 
+/** FUSIONS='[{}, {"keywordWeight": 1}]': hybridRank options to score each XVAL adapter with (default: the shipped fusion). */
+const FUSIONS = JSON.parse(process.env.FUSIONS ?? "[{}]") as HybridRankOptions[];
 /** RETRIEVAL=vector: the stores scored rank by the vector side alone (the default: hybrid). */
 const RETRIEVAL = process.env.RETRIEVAL === "vector" ? ("vector" as const) : process.env.RETRIEVAL === undefined || process.env.RETRIEVAL === "hybrid" ? undefined : (() => { throw new Error(`RETRIEVAL must be vector or hybrid, got ${process.env.RETRIEVAL}`); })();
 const load = () => os.loadavg().map((x) => x.toFixed(1)).join(" ");
@@ -170,9 +175,13 @@ if (process.env.XVAL) {
   if (process.env.NONE !== "0") console.log(`| none | ${row(await both(b, undefined), await both(a, undefined))}`);
   for (const s of grid) {
     const diff = Object.entries(s).filter(([k, x]) => DEFAULTS[k as keyof TrainSettings] !== x).map(([k, x]) => `${k} ${x}`).join(", ") || "defaults";
-    const onB = await both(b, train(await withC(a, s), s, DIMS));
-    const onA = await both(a, train(await withC(b, s), s, DIMS));
-    console.log(`| ${diff} | ${row(onB, onA)}`);
+    const toB = train(await withC(a, s), s, DIMS);
+    const toA = train(await withC(b, s), s, DIMS);
+    // Each fusion variant scored with the same two adapters.
+    for (const fusion of FUSIONS) {
+      const [onB, onA] = await withRanking({ fusion }, async () => [await both(b, toB), await both(a, toA)] as const);
+      console.log(`| ${diff}${FUSIONS.length > 1 || Object.keys(fusion).length ? `, fusion ${JSON.stringify(fusion)}` : ""} | ${row(onB, onA)}`);
+    }
   }
   console.log(`\nload at the end ${load()}`);
   process.exit(0);

@@ -1,6 +1,8 @@
+import type { HybridRankOptions } from "./fusion.js";
+
 /**
- * Ranking defaults every store applies to a search with a `query`, beyond
- * the fusion's own constants (fusion.ts), in one place so that HNSWStore and
+ * Ranking defaults every store applies to a search with a `query` (the
+ * fusion's options: unset, fusion.ts's defaults), in one place so that HNSWStore and
  * PostgresMemoryStore rank alike and `npm run bench:retrieval` /
  * `bench/tune-facts.ts` can measure the alternatives through the real
  * stores. The values were chosen on the facts development sets and checked
@@ -15,11 +17,14 @@ export interface RankingDefaults {
    * against its replacement: see store/superseded.ts.
    */
   superseded: "off" | "demote" | "promote";
+  /** The fusion's options for every hybrid search (fusion.ts gives each unset one its default). */
+  fusion: HybridRankOptions;
 }
 
 /** @internal */
 export const RANKING: RankingDefaults = {
   superseded: "promote",
+  fusion: {},
 };
 
 /** The defaults as shipped. @internal */

@@ -53,6 +53,21 @@ describeWithVectors("ranking parity: HNSWStore and PostgresMemoryStore", () => {
     });
   }
 
+  it("both stores fuse with the ranking defaults' fusion options: with no keyword weight, hybrid ranks as the vector side alone", async () => {
+    const keys = async (store: typeof hnsw | typeof pg.store, query: string, retrieval?: "vector") => (await store.search(NS, { query, limit: 8, retrieval })).map((i) => i.key);
+    let differ = 0;
+    for (const query of QUERIES) if ((await keys(hnsw, query)).join() !== (await keys(hnsw, query, "vector")).join()) differ++;
+    // With the shipped fusion the keyword side moves some of these queries' pages.
+    expect(differ).toBeGreaterThan(0);
+    await withRanking({ fusion: { keywordWeight: 0, signalBoost: 0 } }, async () => {
+      for (const query of QUERIES) {
+        const vector = await keys(hnsw, query, "vector");
+        expect(await keys(hnsw, query), query).toEqual(vector);
+        expect(await keys(pg.store, query), query).toEqual(vector);
+      }
+    });
+  });
+
   it("without the defaults' replacement rule both stores still agree (the rule is what orders the pairs)", async () => {
     await withRanking({ superseded: "off" }, async () => {
       let outOfOrder = 0;

@@ -1,4 +1,5 @@
 import { capDownTheList, hybridRank, RANK_POOL } from "../../embeddings/fusion.js";
+import { RANKING } from "../../embeddings/ranking-defaults.js";
 import type { KeywordHit } from "../../embeddings/keyword-index.js";
 import { matchesFilter } from "../filter.js";
 import { liftReplacementScores, supersededAfterReplacement, supersedesKey } from "../superseded.js";
@@ -244,7 +245,7 @@ function fuse(state: StoreState, q: number[], query: string, vectorRanked: Ranke
     vecById.set(r.item.id, r);
     vectorHits.push({ id: r.item.id, score: r.score ?? 0 });
   }
-  return capDownTheList(hybridRank({ query, vectorHits, keywordHits }).map((h) => vecById.get(h.id) ?? scoreItem(state, q, byId.get(h.id)!)));
+  return capDownTheList(hybridRank({ query, vectorHits, keywordHits }, RANKING.fusion).map((h) => vecById.get(h.id) ?? scoreItem(state, q, byId.get(h.id)!)));
 }
 
 /** A replaced memory kept behind its replacement (see supersededAfterReplacement); both share a namespace. */

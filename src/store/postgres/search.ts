@@ -1,5 +1,6 @@
 import type { SearchItem } from "@langchain/langgraph-checkpoint";
 import { capDownTheList, hybridRank, RANK_POOL } from "../../embeddings/fusion.js";
+import { RANKING } from "../../embeddings/ranking-defaults.js";
 import { KeywordIndex } from "../../embeddings/keyword-index.js";
 import { tokenize } from "../../embeddings/tokenize.js";
 import { matchesFilter } from "../filter.js";
@@ -184,7 +185,7 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
     if (!useVectors) {
       ranked = keywordHits.map((h) => ({ id: h.id, score: h.score / (1 + h.score) }));
     } else {
-      const fused = hybridRank({ query: req.query, vectorHits: vectorRanked.map((r) => ({ id: r.id, score: r.score ?? 0 })), keywordHits });
+      const fused = hybridRank({ query: req.query, vectorHits: vectorRanked.map((r) => ({ id: r.id, score: r.score ?? 0 })), keywordHits }, RANKING.fusion);
       const byId = new Map(vectorRanked.map((r) => [r.id, r.score]));
       const missing = fused.filter((h) => !byId.has(h.id)).map((h) => h.id);
       const scores = similarity ? new Map(missing.filter((id) => similarity!.has(id)).map((id) => [id, similarity!.get(id)!])) : await bestScores(ctx, q, missing);
