@@ -132,7 +132,8 @@ export async function rowsUpTo(db: Queryable, table: string, upTo: number): Prom
 }
 
 /**
- * A stable id for an item inside one search: its namespace path and key
+ * An item's id in the store's own maps and sets (a search's ranking, a write
+ * batch's runs, an export's vectors): its namespace path and key
  * joined by NUL, which neither can contain (PostgreSQL's text and jsonb
  * refuse it), so the id is unambiguous and {@link idPair} splits it back.
  */

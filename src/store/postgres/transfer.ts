@@ -4,7 +4,7 @@ import { embedTexts } from "../hnsw/prepare-batch.js";
 import type { PreparedPut } from "../hnsw/store-state.js";
 import type { MemoryEntry } from "../../migrate/entry.js";
 import type { ItemRow } from "./search.js";
-import { everyVector, nsLabels, type Queryable, type Tables } from "./sql.js";
+import { everyVector, nsLabels, rowId, type Queryable, type Tables } from "./sql.js";
 import { pathsFor, upsert, type VectorTarget } from "./write.js";
 
 interface ExportRow extends ItemRow {
@@ -37,11 +37,11 @@ export async function* exportRows(db: Queryable, t: Tables, batchSize: number, w
       );
       const byId = new Map<string, { field: string; vector: number[] }[]>();
       for (const row of v.rows) {
-        const id = JSON.stringify([row.ns, row.key]);
+        const id = rowId(row.ns, row.key);
         if (!byId.has(id)) byId.set(id, []);
         byId.get(id)!.push({ field: row.field, vector: JSON.parse(row.e) as number[] });
       }
-      r.rows.forEach((row, i) => (entries[i].vectors = byId.get(JSON.stringify([row.ns, row.key])) ?? []));
+      r.rows.forEach((row, i) => (entries[i].vectors = byId.get(rowId(row.ns, row.key)) ?? []));
     }
     yield entries;
     const last = r.rows[r.rows.length - 1];

@@ -1,6 +1,6 @@
 import type { Operation } from "@langchain/langgraph-checkpoint";
 import { conditionOf } from "../conditional-put.js";
-import { nsPath, type Queryable, type Tables } from "./sql.js";
+import { nsPath, rowId, type Queryable, type Tables } from "./sql.js";
 
 /**
  * Row locks in one order every writer shares, so that two batches writing
@@ -43,7 +43,7 @@ export function needsOrderedLocks(operations: readonly Operation[]): boolean {
       continue;
     }
     if (op.value === null || conditionOf(op)) return true;
-    const id = JSON.stringify([op.namespace, op.key]);
+    const id = rowId(nsPath(op.namespace), op.key);
     if (!inRun || ids.has(id)) {
       if (++runs > 1) return true;
       ids = new Set();
@@ -63,7 +63,7 @@ export function needsOrderedLocks(operations: readonly Operation[]): boolean {
 export async function lockItemsInOrder(db: Queryable, t: Tables, items: { namespace: string[]; key: string }[]): Promise<void> {
   const seen = new Set<string>();
   const sorted = [...items].sort(byItem).filter((it) => {
-    const id = JSON.stringify([it.namespace, it.key]);
+    const id = rowId(nsPath(it.namespace), it.key);
     if (seen.has(id)) return false;
     seen.add(id);
     return true;

@@ -1,7 +1,7 @@
 import { tokenize } from "../../embeddings/tokenize.js";
 import { allStrings, extractFieldTexts } from "../fields.js";
 import type { PreparedPut } from "../hnsw/store-state.js";
-import { nsPath, vectorParam, type Queryable, type Tables } from "./sql.js";
+import { nsPath, rowId, vectorParam, type Queryable, type Tables } from "./sql.js";
 import { byItem } from "./write-order.js";
 
 /** The paths indexed for an item: its put override, or the store's fields. */
@@ -84,7 +84,7 @@ export async function writeRun(db: Queryable, t: Tables, ops: WriteOp[], now: nu
   for (const op of ops) {
     const ns = op.kind === "put" ? op.put.namespace : op.namespace;
     const key = op.kind === "put" ? op.put.key : op.key;
-    const id = JSON.stringify([ns, key]);
+    const id = rowId(nsPath(ns), key);
     if (run.length && (run[0].kind !== op.kind || ids.has(id))) await flush();
     run.push(op);
     ids.add(id);
