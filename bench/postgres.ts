@@ -22,7 +22,10 @@
  * - EXPLAIN of ours: the plan of both searches (index used);
  * - floor (bench/lib/pg-floor.ts): ours against raw pgvector on the same
  *   tables at the same ef_search, interleaved, per state: during a burst of
- *   --burst=2200 puts, after flushIndex(), after VACUUM, 8 clients, one user.
+ *   --burst=2200 puts, after flushIndex(), after VACUUM, 8 clients, one user;
+ *   --max-pending=N sets the store's hnsw.maxPendingVectors there (default:
+ *   the store's own), --warmup=N the untimed searches per side before each
+ *   settled state (default 1000).
  *
  * Options: --sizes=10000,50000,100000 (default), --queries=50,
  * --systems=ours,langgraph,hnsw,floor, --langgraph-max=50000 (PostgresStore is
@@ -55,6 +58,8 @@ const sizes = (args.get("sizes") ?? "10000,50000,100000").split(",").map(Number)
 const nQueries = Number(args.get("queries") ?? 50);
 const systems = (args.get("systems") ?? "ours,langgraph,hnsw,floor").split(",");
 const burst = Number(args.get("burst") ?? 2200);
+const maxPending = args.has("max-pending") ? Number(args.get("max-pending")) : undefined;
+const warmup = args.has("warmup") ? Number(args.get("warmup")) : undefined;
 const langgraphMax = Number(args.get("langgraph-max") ?? 50_000);
 const efSweep = (args.get("ef-sweep") ?? "100,200,300,400").split(",").filter(Boolean).map(Number);
 
@@ -233,6 +238,8 @@ async function runFloor(serverUrl: string, n: number): Promise<Record<string, un
       dims: DIMS,
       queries: nQueries,
       burst,
+      maxPending,
+      warmup,
       data: lowRankUnitVectors(n + burst, DIMS, 1),
       queryVectors: lowRankUnitVectors(nQueries, DIMS, 2),
       userOf,
@@ -240,7 +247,7 @@ async function runFloor(serverUrl: string, n: number): Promise<Record<string, un
       clients: CLIENTS,
       loadavg: () => os.loadavg()[0],
     });
-    const out = { system: "floor", n, ...started, ...states };
+    const out = { system: "floor", n, ...(maxPending === undefined ? {} : { maxPending }), ...started, ...states };
     console.log(JSON.stringify(out));
     return out;
   } finally {

@@ -64,9 +64,14 @@ const SETTLED_QUERIES = 200;
  * A state can be the first to run a plan (one user's exact ranking comes after three states of index
  * walks), and V8 optimises a path only after it has run many times: with 3, a first run of the
  * one-user state in a process measured 1.78× raw where four later runs of it measured 1.51–1.56×
- * (2026-12-07, load 3). Both sides warm alike.
+ * (2026-12-07, load 3). Both sides warm alike. 100 was still not enough: V8 goes on optimising a
+ * path for thousands of runs (one user's search, this process's CPU per search, the store's side
+ * and raw's, the mean of the next 200: 0.75–0.84 and 0.33–0.38 ms after 100 untimed searches, 0.44
+ * and 0.22–0.30 after 1,000; of the next 4,000 after 2,000: 0.23–0.28 and 0.13–0.17; 2026-12-07, 2
+ * cores, load 1–2), and a process that serves searches all day runs the optimised code. 1,000
+ * costs a few seconds per state.
  */
-const WARMUP = 100;
+const WARMUP = 1000;
 const RAW_APP = "pg-floor-raw";
 const OURS_APP = "pg-floor-ours";
 
@@ -109,6 +114,10 @@ export async function floorRun(options: {
   dims: number;
   queries: number;
   burst: number;
+  /** The store's hnsw.maxPendingVectors (default: the store's own). */
+  maxPending?: number;
+  /** Untimed searches per side before each settled state (default WARMUP). */
+  warmup?: number;
   data: Float32Array;
   queryVectors: Float32Array;
   userOf: (i: number) => string;
@@ -118,7 +127,7 @@ export async function floorRun(options: {
 }): Promise<Record<string, FloorState | number>> {
   const { url, n, dims, queries, burst, data, queryVectors, userOf } = options;
   const embeddings = new PrecomputedEmbeddings(data, queryVectors, dims);
-  const store = new PostgresMemoryStore({ connectionString: url, poolConfig: { max: options.clients, application_name: OURS_APP }, index: { dims, embeddings, fields: ["text"] }, retrieval: "vector" });
+  const store = new PostgresMemoryStore({ connectionString: url, poolConfig: { max: options.clients, application_name: OURS_APP }, index: { dims, embeddings, fields: ["text"] }, retrieval: "vector", ...(options.maxPending === undefined ? {} : { hnsw: { maxPendingVectors: options.maxPending } }) });
   const ef = fittedEfSearch(n);
   // The same driver and pool size as the store's; ef_search as a startup option of each connection
   // (a SET sent on 'connect' raced the pool's first query on that connection).
@@ -153,7 +162,7 @@ export async function floorRun(options: {
      * every search: a statement and two /proc reads between every pair of searches cooled the
      * caches each search started with, and slowed the side with more code the more.
      */
-    const state = async (a: (q: number) => Promise<number[]>, b: (q: number) => Promise<number[]>, exact: Int32Array[], count = queries, until?: () => boolean, serverCpu = true, warmup = WARMUP): Promise<FloorState> => {
+    const state = async (a: (q: number) => Promise<number[]>, b: (q: number) => Promise<number[]>, exact: Int32Array[], count = queries, until?: () => boolean, serverCpu = true, warmup = options.warmup ?? WARMUP): Promise<FloorState> => {
       const sides = [a, b];
       const samples: number[][] = [[], []];
       const got: { ids: number[]; q: number }[][] = [[], []];

@@ -115,19 +115,20 @@ export async function embedTexts(embeddings: Embeddings, texts: string[], dims: 
   for (let i = 0; i < vectors.length; i++) {
     if (i > 0 && slicer.due) await slicer.pause();
     const v = vectors[i]!;
-    checkVector(v, dims, `text ${JSON.stringify(texts[i]!.slice(0, 60))}`);
+    checkVector(v, dims, () => `text ${JSON.stringify(texts[i]!.slice(0, 60))}`);
     // A plain array is used as it is (embedders return fresh arrays): one 512-float copy less per put.
     out.set(texts[i]!, Array.isArray(v) ? v : Array.from(v));
   }
   return out;
 }
 
-function checkVector(v: unknown, dims: number, what: string): void {
-  if (!Array.isArray(v) && !ArrayBuffer.isView(v)) throw new EmbeddingError(`the embedder returned a non-array vector for ${what}`);
+/** Checks one vector; `what` names its text, and is made only for an error (it is on every search's path). */
+function checkVector(v: unknown, dims: number, what: () => string): void {
+  if (!Array.isArray(v) && !ArrayBuffer.isView(v)) throw new EmbeddingError(`the embedder returned a non-array vector for ${what()}`);
   const arr = v as ArrayLike<number>;
-  if (arr.length !== dims) throw new EmbeddingError(`the embedder returned a ${arr.length}-dim vector for ${what}; index.dims is ${dims}`);
+  if (arr.length !== dims) throw new EmbeddingError(`the embedder returned a ${arr.length}-dim vector for ${what()}; index.dims is ${dims}`);
   for (let i = 0; i < arr.length; i++) {
-    if (typeof arr[i] !== "number" || !Number.isFinite(arr[i])) throw new EmbeddingError(`the embedder returned ${arr[i]} at position ${i} for ${what}`);
+    if (typeof arr[i] !== "number" || !Number.isFinite(arr[i])) throw new EmbeddingError(`the embedder returned ${arr[i]} at position ${i} for ${what()}`);
   }
 }
 
@@ -182,7 +183,7 @@ export async function prepareBatch(operations: Operation[], ctx: PrepareContext)
       if (!byQuery.has(q)) {
         try {
           const v = await ctx.embeddings.embedQuery(q);
-          checkVector(v, ctx.dims, `query ${JSON.stringify(q.slice(0, 60))}`);
+          checkVector(v, ctx.dims, () => `query ${JSON.stringify(q.slice(0, 60))}`);
           byQuery.set(q, Array.isArray(v) ? v : Array.from(v)); // as embedTexts: a plain array as it is
         } catch (err) {
           ctx.logger.warn(`langgraph-hnsw-memory: embedding the search query failed (${(err as Error)?.message ?? err}); ranking by keywords instead`);

@@ -141,10 +141,10 @@ export async function inTransaction<T>(pool: Pool, options: TransactionOptions, 
       client.on("error", onClientError);
       phase = "run";
       const timeout = Math.round(options.statementTimeoutMs);
-      const setTimeoutSql = timeout > 0 && timed.get(client) !== timeout ? `SET statement_timeout = ${timeout}` : "";
-      const open = [setTimeoutSql, write ? "BEGIN" : ""].filter(Boolean).join("; ");
-      if (open) await client.query(open);
-      if (setTimeoutSql) timed.set(client, timeout);
+      const needsTimeout = timeout > 0 && timed.get(client) !== timeout;
+      // A read on a connection that has its timeout sends nothing before its statement.
+      if (needsTimeout || write) await client.query(needsTimeout ? `SET statement_timeout = ${timeout}${write ? "; BEGIN" : ""}` : "BEGIN");
+      if (needsTimeout) timed.set(client, timeout);
       const out = await fn(client);
       if (write) {
         phase = "commit";

@@ -262,7 +262,8 @@ export class PostgresMemoryStore extends MemoryStoreBase {
   // ---- get/search/put/delete: MemoryStoreBase validates them and routes them through batch() ----
 
   override async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
-    await this.setup();
+    // Checked here first: a set-up store's batch (every search) skips an await.
+    if (this.closed || !this.setupDone) await this.setup();
     const now = this.clock();
     const prepared = await prepareBatch(operations, {
       state: { pathsFor: (index) => (index === false ? [] : (index ?? this.fields ?? [])) },
@@ -292,8 +293,9 @@ export class PostgresMemoryStore extends MemoryStoreBase {
       const touched: [string, string][] = [];
       const storeRefresh = this.options.ttl?.refreshOnRead !== false;
       let pending: WriteOp[] = [];
+      // Awaited only with writes to make: a read batch (every search) takes no extra turns through it.
       const flush = async () => {
-        if (pending.length) pendingWritten += await writeRun(db, this.tables, pending, now, this.fields, this.vectorTarget);
+        pendingWritten += await writeRun(db, this.tables, pending, now, this.fields, this.vectorTarget);
         pending = [];
       };
       // Every item this batch writes locked first, in the order every writer uses (see write-order.ts).
@@ -303,7 +305,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
       for (let i = 0; i < operations.length; i++) {
         const op = operations[i];
         if ("namespacePrefix" in op) {
-          await flush();
+          if (pending.length) await flush();
           const s = op as MemorySearchOperation;
           const { results: found, ids } = await runSearch(
             { namespacePrefix: s.namespacePrefix, filter: s.filter, limit: s.limit ?? 10, offset: s.offset ?? 0, query: s.query, queryVector: prepared.queryVectors.get(i) },
@@ -332,25 +334,25 @@ export class PostgresMemoryStore extends MemoryStoreBase {
           const cond = conditionOf(op);
           if (cond) {
             // Compare-and-set: lock the key, then read what is committed; a mismatch rolls the whole batch back.
-            await flush();
+            if (pending.length) await flush();
             await lockItemKey(db, this.tables, p);
             checkCondition(cond, (await this.getRow(db, p, now))?.value, p);
           }
           pending.push(put ? { kind: "put", put } : { kind: "delete", namespace: p.namespace, key: p.key });
           results.push(undefined);
         } else if ("key" in op) {
-          await flush();
+          if (pending.length) await flush();
           const g = op as MemoryGetOperation;
           const item = await this.getRow(db, g, now);
           if (item && (g.refreshTtl ?? storeRefresh)) touched.push([nsPath(item.namespace), item.key]);
           results.push(item);
         } else {
-          await flush();
+          if (pending.length) await flush();
           results.push(await listNamespaces(db, this.tables, op as ListNamespacesOperation, now));
         }
       }
-      await flush();
-      await this.refresh(db, touched, now);
+      if (pending.length) await flush();
+      if (touched.length) await this.refresh(db, touched, now);
       return results as OperationResults<Op>;
     }, writes ? "batch" : "read", writes ? "write" : "read");
     this.settler?.wrote(pendingWritten);
@@ -512,8 +514,15 @@ const DEFAULT_INDEX_WORKERS = 2;
 const DEFAULT_MAX_PENDING = 1000;
 
 /** pgvector 0.8 added iterative index scans. */
+/** Per pgvector version (one per store; asked on every search). */
+const iterativeScanByVersion = new Map<string, boolean>();
+
 function iterativeScanSupported(version: string | undefined): boolean {
   if (!version) return false;
-  const [major, minor] = version.split(".").map(Number);
-  return major > 0 || minor >= 8;
+  let out = iterativeScanByVersion.get(version);
+  if (out === undefined) {
+    const [major, minor] = version.split(".").map(Number);
+    iterativeScanByVersion.set(version, (out = major > 0 || minor >= 8));
+  }
+  return out;
 }

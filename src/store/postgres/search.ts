@@ -202,7 +202,8 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
   for (let checked = 0; kept.length < need && checked < ranked.length; ) {
     const next = ranked.slice(checked, checked + need - kept.length);
     checked += next.length;
-    await loadRows(ctx, next.map((r) => r.id), req, rows, keep);
+    // Rows the ranking statement returned need no second read (a vector-only page: all of them).
+    if (next.some((r) => !rows.has(r.id))) await loadRows(ctx, next.map((r) => r.id), req, rows, keep);
     for (const r of next) if (rows.has(r.id)) kept.push(r);
   }
   // Otherwise the page's rows are: replacements reorder what was loaded.

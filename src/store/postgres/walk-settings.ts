@@ -26,11 +26,14 @@ export interface WalkSettings {
   iterativeScan?: "relaxed_order" | "off";
 }
 
-/** The settings each connection has at session level (the statement that set them). */
-const applied = new WeakMap<object, string>();
+/** The settings each connection has at session level (compared field by field: no text is built per search). */
+const applied = new WeakMap<object, { efSearch: number; iterativeScan: WalkSettings["iterativeScan"] }>();
+
+/** `hnsw.ef_search` as sent: pgvector's range, whole. */
+const efSearchSent = (efSearch: number) => Math.min(1000, Math.max(1, Math.round(efSearch)));
 
 function statements(s: WalkSettings, mode: WalkSettingsMode): string[] {
-  const out = [`hnsw.ef_search = ${Math.min(1000, Math.max(1, Math.round(s.efSearch)))}`];
+  const out = [`hnsw.ef_search = ${efSearchSent(s.efSearch)}`];
   // Set either way where pgvector has it: a session keeps what an earlier walk set.
   if (s.iterativeScan) out.push(`hnsw.iterative_scan = ${s.iterativeScan}`);
   // A search is a short OLTP statement: a parallel worker (the planner offers one for the pending
@@ -50,9 +53,10 @@ function statements(s: WalkSettings, mode: WalkSettingsMode): string[] {
  * there is `SET LOCAL` and never recorded (a rollback would undo it).
  */
 export async function withWalkSettings<T>(db: Queryable, settings: WalkSettings, mode: WalkSettingsMode, inTransaction: boolean, run: () => Promise<T>): Promise<T> {
+  const efSearch = efSearchSent(settings.efSearch);
+  const has = mode === "session" ? applied.get(db) : undefined;
+  if (has && has.efSearch === efSearch && has.iterativeScan === settings.iterativeScan) return run();
   const list = statements(settings, mode);
-  const key = list.join("; ");
-  if (mode === "session" && applied.get(db) === key) return run();
   const local = list.map((s) => `SET LOCAL ${s}`);
   if (inTransaction) {
     await db.query(local.join("; "));
@@ -62,7 +66,7 @@ export async function withWalkSettings<T>(db: Queryable, settings: WalkSettings,
     // Cleared first: a failed SET leaves the session's settings unknown.
     applied.delete(db);
     await db.query(list.map((s) => `SET ${s}`).join("; "));
-    applied.set(db, key);
+    applied.set(db, { efSearch, iterativeScan: settings.iterativeScan });
     return run();
   }
   await db.query(["BEGIN", ...local].join("; "));
