@@ -202,10 +202,15 @@ export async function floorRun(options: {
     };
     // During a burst: the writer runs while both sides alternate (recall against the items before the burst).
     let writing = true;
-    const writer = put(n, n + burst, 100).finally(() => (writing = false));
+    const burstStart = performance.now();
+    let acked = 0;
+    const writer = put(n, n + burst, 100).finally(() => ((writing = false), (acked = performance.now() - burstStart)));
     out.burst = await state(ours(["users"]), rawAll, exactAll(n), Number.POSITIVE_INFINITY, () => writing, false, 3);
     await writer;
     await store.flushIndex();
+    // The burst's puts per second, acknowledged (the writer's last batch returned) and indexed (flushIndex() resolved).
+    out.burstAckedPerSec = Math.round(burst / (acked / 1000));
+    out.burstIndexedPerSec = Math.round(burst / ((performance.now() - burstStart) / 1000));
     const all = exactAll(n + burst);
     // Each settled state 200 searches a side (4 per query at 50 queries): with 50, the p50 ratio of
     // one run moved by ±0.2 from run to run on a quiet machine.
