@@ -24,7 +24,8 @@
  * setting may be a comma list (RANK=16,32,64), every combination one row.
  * RETRIEVAL=vector scores stores that rank by the vector side alone (default:
  * the store's hybrid ranking); FUSIONS (a JSON list of hybridRank options)
- * scores each pair of XVAL adapters once per fusion variant.
+ * scores each pair of XVAL adapters once per fusion variant, and SUPERSEDED
+ * (promote,demote,off) once per rule for replaced facts.
  * VAL=1 trains on half of each set's tune people and scores plain cosine R@5
  * on the other half.
  * Settings: RANK (32), TAU (0.05), LAMBDA (0.1), EPOCHS (100), LR (0.01), SEED (7), BIAS (0);
@@ -71,7 +72,7 @@ import { firstPersonWording } from "./lib/first-person-wording.js";
 import { loadFactsDevSet, peopleOf, type FactsDevSet, type SetPart } from "./lib/facts-sets.js";
 import type { QueryAdapter } from "../src/embeddings/query-adapter.js";
 import type { HybridRankOptions } from "../src/embeddings/fusion.js";
-import { withRanking } from "../src/embeddings/ranking-defaults.js";
+import { RANKING, SHIPPED_RANKING, withRanking } from "../src/embeddings/ranking-defaults.js";
 import { AdaptedQueryEmbeddings } from "./lib/query-adapter.js";
 import { cosineR5, episodeExamples, examples as examplesOf, normalise, train, type Example, type TrainSettings } from "./lib/adapter-training.js";
 import { loadConversationSet } from "./lib/conversations-large.js";
@@ -128,6 +129,11 @@ const examples = (people: Parameters<typeof examplesOf>[0], s: TrainSettings = s
 
 /** FUSIONS='[{}, {"keywordWeight": 1}]': hybridRank options to score each XVAL adapter with (default: the shipped fusion). */
 const FUSIONS = JSON.parse(process.env.FUSIONS ?? "[{}]") as HybridRankOptions[];
+/** SUPERSEDED=promote,demote,off: the rules for replaced facts to score each XVAL adapter with, each with every fusion (default: the shipped rule). */
+const SUPERSEDED = (process.env.SUPERSEDED ?? RANKING.superseded).split(",").map((x) => {
+  if (x !== "promote" && x !== "demote" && x !== "off") throw new Error(`SUPERSEDED must list promote, demote or off, got ${x}`);
+  return x;
+});
 /** RETRIEVAL=vector: the stores scored rank by the vector side alone (the default: hybrid). */
 const RETRIEVAL = process.env.RETRIEVAL === "vector" ? ("vector" as const) : process.env.RETRIEVAL === undefined || process.env.RETRIEVAL === "hybrid" ? undefined : (() => { throw new Error(`RETRIEVAL must be vector or hybrid, got ${process.env.RETRIEVAL}`); })();
 const load = () => os.loadavg().map((x) => x.toFixed(1)).join(" ");
@@ -179,8 +185,11 @@ if (process.env.XVAL) {
     const toA = train(await withC(b, s), s, DIMS);
     // Each fusion variant scored with the same two adapters.
     for (const fusion of FUSIONS) {
-      const [onB, onA] = await withRanking({ fusion }, async () => [await both(b, toB), await both(a, toA)] as const);
-      console.log(`| ${diff}${FUSIONS.length > 1 || Object.keys(fusion).length ? `, fusion ${JSON.stringify(fusion)}` : ""} | ${row(onB, onA)}`);
+      for (const superseded of SUPERSEDED) {
+        const [onB, onA] = await withRanking({ fusion, superseded }, async () => [await both(b, toB), await both(a, toA)] as const);
+        const label = `${FUSIONS.length > 1 || Object.keys(fusion).length ? `, fusion ${JSON.stringify(fusion)}` : ""}${SUPERSEDED.length > 1 || superseded !== SHIPPED_RANKING.superseded ? `, superseded ${superseded}` : ""}`;
+        console.log(`| ${diff}${label} | ${row(onB, onA)}`);
+      }
     }
   }
   console.log(`\nload at the end ${load()}`);

@@ -513,10 +513,10 @@ const DEFAULT_EXACT_SCAN_THRESHOLD = 2000;
 const DEFAULT_INDEX_WORKERS = 2;
 const DEFAULT_MAX_PENDING = 1000;
 
-/** pgvector 0.8 added iterative index scans. */
-/** Per pgvector version (one per store; asked on every search). */
+/** The answer per pgvector version (asked on every search). */
 const iterativeScanByVersion = new Map<string, boolean>();
 
+/** pgvector 0.8 added iterative index scans. */
 function iterativeScanSupported(version: string | undefined): boolean {
   if (!version) return false;
   let out = iterativeScanByVersion.get(version);
