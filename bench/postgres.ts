@@ -58,8 +58,15 @@ const sizes = (args.get("sizes") ?? "10000,50000,100000").split(",").map(Number)
 const nQueries = Number(args.get("queries") ?? 50);
 const systems = (args.get("systems") ?? "ours,langgraph,hnsw,floor").split(",");
 const burst = Number(args.get("burst") ?? 2200);
-const maxPending = args.has("max-pending") ? Number(args.get("max-pending")) : undefined;
-const warmup = args.has("warmup") ? Number(args.get("warmup")) : undefined;
+/** A whole number >= 0 given as --name=N, or undefined when not given. */
+const countArg = (name: string): number | undefined => {
+  if (!args.has(name)) return undefined;
+  const v = Number(args.get(name));
+  if (!Number.isInteger(v) || v < 0) throw new Error(`--${name} must be a whole number >= 0, got ${args.get(name)}`);
+  return v;
+};
+const maxPending = countArg("max-pending");
+const warmup = countArg("warmup");
 const langgraphMax = Number(args.get("langgraph-max") ?? 50_000);
 const efSweep = (args.get("ef-sweep") ?? "100,200,300,400").split(",").filter(Boolean).map(Number);
 

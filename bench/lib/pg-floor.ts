@@ -143,7 +143,7 @@ export async function floorRun(options: {
       await store.batch(ops);
     }
   };
-  const out: Record<string, FloorState | number> = { efSearch: ef };
+  const out: Record<string, FloorState | number> = { efSearch: ef, warmup: options.warmup ?? WARMUP };
   try {
     await put(0, n, 500);
     await store.flushIndex();
