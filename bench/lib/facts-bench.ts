@@ -4,15 +4,18 @@
  * HNSWStore (see facts-eval.ts). Each development set is scored twice: as
  * written, and in the extractor's wording (bench/lib/extractor-wording.ts:
  * "User lives in Lisbon.", questions about "the user"), the wording the
- * package's extractor stores, and in the first person (bench/lib/first-person-wording.ts:
+ * package's extractor stores, in the first person (bench/lib/first-person-wording.ts:
  * the extractor's facts, "where do I live?"), the way the preload searches with the
- * user's own last message.
+ * user's own last message, and with the extractor's facts and the questions as written
+ * (bench/lib/named-questions-wording.ts: "where does Amara live?"), a question that names
+ * whom it is about.
  */
 import { existsSync } from "node:fs";
 import type { Embeddings } from "@langchain/core/embeddings";
 import { FACTS_HEADER, factsRows, FactsStore, type FactsReport } from "./facts-eval.js";
 import { extractorWording } from "./extractor-wording.js";
 import { firstPersonWording } from "./first-person-wording.js";
+import { namedQuestionsWording } from "./named-questions-wording.js";
 import { loadFactsDevSet, loadSmokeSet, setCounts, type FactsDevSet, type SetPart } from "./facts-sets.js";
 
 export const DEV_SETS = ["facts-dev-a.json", "facts-dev-b.json"];
@@ -20,13 +23,16 @@ export const DEV_SETS = ["facts-dev-a.json", "facts-dev-b.json"];
 /**
  * The smoke set, then each development set whose file exists, then (`extractor`, default on) each
  * development set in the extractor's wording, then each in the first person (the extractor's facts,
- * the person's own questions, as the preload searches with the user's last message).
+ * the person's own questions, as the preload searches with the user's last message), then each with
+ * the extractor's facts and the questions as written (naming the person).
  */
 export async function loadAllFactsSets(extractor = true): Promise<FactsDevSet[]> {
   const dev: FactsDevSet[] = [];
   for (const file of DEV_SETS) if (existsSync(new URL(`../data/${file}`, import.meta.url))) dev.push(await loadFactsDevSet(file));
   const views = extractor ? dev.map(extractorWording) : [];
-  return [await loadSmokeSet(), ...dev, ...views, ...(extractor ? dev.map((set, i) => firstPersonWording(set, views[i])) : [])];
+  const firstPerson = extractor ? dev.map((set, i) => firstPersonWording(set, views[i])) : [];
+  const named = extractor ? dev.map((set, i) => namedQuestionsWording(set, views[i])) : [];
+  return [await loadSmokeSet(), ...dev, ...views, ...firstPerson, ...named];
 }
 
 export interface FactsBenchResult {
