@@ -183,7 +183,7 @@ if (process.env.XVAL) {
     const diff = Object.entries(s).filter(([k, x]) => DEFAULTS[k as keyof TrainSettings] !== x).map(([k, x]) => `${k} ${x}`).join(", ") || "defaults";
     const toB = train(await withC(a, s), s, DIMS);
     const toA = train(await withC(b, s), s, DIMS);
-    // Each fusion variant scored with the same two adapters.
+    // Each fusion and replaced-facts variant scored with the same two adapters.
     for (const fusion of FUSIONS) {
       for (const superseded of SUPERSEDED) {
         const [onB, onA] = await withRanking({ fusion, superseded }, async () => [await both(b, toB), await both(a, toA)] as const);

@@ -293,9 +293,8 @@ export class PostgresMemoryStore extends MemoryStoreBase {
       const touched: [string, string][] = [];
       const storeRefresh = this.options.ttl?.refreshOnRead !== false;
       let pending: WriteOp[] = [];
-      // Awaited only with writes to make: a read batch (every search) takes no extra turns through it.
       const flush = async () => {
-        pendingWritten += await writeRun(db, this.tables, pending, now, this.fields, this.vectorTarget);
+        if (pending.length) pendingWritten += await writeRun(db, this.tables, pending, now, this.fields, this.vectorTarget);
         pending = [];
       };
       // Every item this batch writes locked first, in the order every writer uses (see write-order.ts).
@@ -305,7 +304,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
       for (let i = 0; i < operations.length; i++) {
         const op = operations[i];
         if ("namespacePrefix" in op) {
-          if (pending.length) await flush();
+          await flush();
           const s = op as MemorySearchOperation;
           const { results: found, ids } = await runSearch(
             { namespacePrefix: s.namespacePrefix, filter: s.filter, limit: s.limit ?? 10, offset: s.offset ?? 0, query: s.query, queryVector: prepared.queryVectors.get(i) },
@@ -334,25 +333,25 @@ export class PostgresMemoryStore extends MemoryStoreBase {
           const cond = conditionOf(op);
           if (cond) {
             // Compare-and-set: lock the key, then read what is committed; a mismatch rolls the whole batch back.
-            if (pending.length) await flush();
+            await flush();
             await lockItemKey(db, this.tables, p);
             checkCondition(cond, (await this.getRow(db, p, now))?.value, p);
           }
           pending.push(put ? { kind: "put", put } : { kind: "delete", namespace: p.namespace, key: p.key });
           results.push(undefined);
         } else if ("key" in op) {
-          if (pending.length) await flush();
+          await flush();
           const g = op as MemoryGetOperation;
           const item = await this.getRow(db, g, now);
           if (item && (g.refreshTtl ?? storeRefresh)) touched.push([nsPath(item.namespace), item.key]);
           results.push(item);
         } else {
-          if (pending.length) await flush();
+          await flush();
           results.push(await listNamespaces(db, this.tables, op as ListNamespacesOperation, now));
         }
       }
-      if (pending.length) await flush();
-      if (touched.length) await this.refresh(db, touched, now);
+      await flush();
+      await this.refresh(db, touched, now);
       return results as OperationResults<Op>;
     }, writes ? "batch" : "read", writes ? "write" : "read");
     this.settler?.wrote(pendingWritten);
@@ -513,16 +512,9 @@ const DEFAULT_EXACT_SCAN_THRESHOLD = 2000;
 const DEFAULT_INDEX_WORKERS = 2;
 const DEFAULT_MAX_PENDING = 1000;
 
-/** The answer per pgvector version (asked on every search). */
-const iterativeScanByVersion = new Map<string, boolean>();
-
 /** pgvector 0.8 added iterative index scans. */
 function iterativeScanSupported(version: string | undefined): boolean {
   if (!version) return false;
-  let out = iterativeScanByVersion.get(version);
-  if (out === undefined) {
-    const [major, minor] = version.split(".").map(Number);
-    iterativeScanByVersion.set(version, (out = major > 0 || minor >= 8));
-  }
-  return out;
+  const [major, minor] = version.split(".").map(Number);
+  return major > 0 || minor >= 8;
 }

@@ -203,7 +203,8 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
     const next = ranked.slice(checked, checked + need - kept.length);
     checked += next.length;
     // Rows the ranking statement returned need no second read (a vector-only page: all of them).
-    if (next.some((r) => !rows.has(r.id))) await loadRows(ctx, next.map((r) => r.id), req, rows, keep);
+    const missing = next.filter((r) => !rows.has(r.id)).map((r) => r.id);
+    if (missing.length) await loadRows(ctx, missing, req, rows, keep);
     for (const r of next) if (rows.has(r.id)) kept.push(r);
   }
   // Otherwise the page's rows are: replacements reorder what was loaded.
@@ -249,10 +250,8 @@ const pairs = (ids: string[]) => {
  * (10k items: 260k join-filter rows, 370 ms in EXPLAIN ANALYZE).
  */
 
-/** Fetches the rows of ranked ids (still in scope and live) into `rows`. */
-async function loadRows(ctx: PgSearchContext, ids: string[], req: PgSearchRequest, rows: Map<string, ItemRow>, keep: (row: ItemRow) => boolean) {
-  const missing = ids.filter((id) => !rows.has(id));
-  if (missing.length === 0) return;
+/** Fetches the rows of ranked ids not yet in `rows` (those still in scope and live) into `rows`. */
+async function loadRows(ctx: PgSearchContext, missing: string[], req: PgSearchRequest, rows: Map<string, ItemRow>, keep: (row: ItemRow) => boolean) {
   const [ns, keys] = pairs(missing);
   const p = new Params();
   // The id lists through InitPlans (see opaque): the statement keeps its generic plan.
