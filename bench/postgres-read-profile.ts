@@ -19,7 +19,7 @@ import os from "node:os";
 import pg from "pg";
 import { PostgresMemoryStore } from "../src/store/postgres/index.js";
 import { fittedEfSearch } from "../src/store/postgres/fitted-ef.js";
-import { NEAREST_VECTORS_PER_ITEM, scopeRowsSql } from "../src/store/postgres/search.js";
+import { scopeRowsSql } from "../src/store/postgres/search.js";
 import { tables, vectorParam } from "../src/store/postgres/sql.js";
 import { benchServer } from "./lib/pg-server.js";
 import { statementLog } from "./lib/pg-statement-log.js";
@@ -74,7 +74,7 @@ if (args.has("layers")) {
   // query: the store; its ranked statement sent straight through `pg` (same name, text and values);
   // that statement returning keys only; raw pgvector.
   const t = tables("public", "memory_");
-  const statement = (q: number) => scopeRowsSql(t, { namespacePrefix: prefixes.one! }, Date.now(), qs[q % nQueries]!, K, NEAREST_VECTORS_PER_ITEM * K);
+  const statement = (q: number) => scopeRowsSql(t, { namespacePrefix: prefixes.one! }, Date.now(), qs[q % nQueries]!, K, K, true);
   const sides: [string, (q: number) => Promise<unknown>][] = [
     ["store.search", ours("one")],
     ["its statement", (q) => { const s = statement(q); return raw.query({ name: "layers_rows", text: s.text, values: s.values }); }],

@@ -142,7 +142,7 @@ console.log(`query adapter${ADAPTER ? ` (${ADAPTER})` : ""}, ${new Date().toISOS
 
 /** R@5 / R@10 / MRR / preload R@5 of one part of a set through a real store whose queries go through `adapter`. */
 async function storeScore(set: FactsDevSet, part: SetPart, adapter: QueryAdapter | undefined): Promise<FactsMetrics> {
-  const store = await FactsStore.open(set, new AdaptedQueryEmbeddings(cache, adapter), RETRIEVAL);
+  const store = await FactsStore.open(set, new AdaptedQueryEmbeddings(cache, adapter), { retrieval: RETRIEVAL });
   const m = (await store.score(part)).all;
   await store.close();
   return m;

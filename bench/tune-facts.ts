@@ -1,37 +1,37 @@
 /**
  * The grid the facts-path ranking defaults (src/embeddings/ranking-defaults.ts)
  * were chosen from: `npx tsx bench/tune-facts.ts`. Scores each setting on the
- * TUNE people of both facts development sets only, each in all three wordings
- * (as written, the extractor's, the first person; as `npm run bench:retrieval
- * -- --facts`), through a real HNSWStore (bench/lib/facts-eval.ts). SPLIT=heldout runs the named finalists
+ * TUNE people of both facts development sets only, each in all four views
+ * (as written, the extractor's wording, the first person, the extractor's facts
+ * with the questions as written; as `npm run bench:retrieval -- --facts`),
+ * through a real HNSWStore (bench/lib/facts-eval.ts). SPLIT=heldout runs the named finalists
  * (ONLY=name,name) on the held-out people, to accept or reject them once,
  * never to search a grid. docs/retrieval.md logs what was tried.
+ * `SPLIT=heldout ONLY=shipped,before` gives the gain of the shipped ranking
+ * over the one before the facts adapter and the rule for replaced facts.
+ * (The rounds logged below scored the first three views only.)
  */
-import { existsSync } from "node:fs";
 import os from "node:os";
 import { UniversalSentenceEncoderEmbeddings } from "../src/embeddings/universal-sentence-encoder.js";
 import { SHIPPED_RANKING, withRanking, type RankingDefaults } from "../src/embeddings/ranking-defaults.js";
 import { FactsStore, type FactsMetrics } from "./lib/facts-eval.js";
-import { DEV_SETS } from "./lib/facts-bench.js";
+import { loadAllFactsSets } from "./lib/facts-bench.js";
 import { DiskCachedEmbeddings } from "./lib/disk-cache.js";
-import { extractorWording } from "./lib/extractor-wording.js";
-import { firstPersonWording } from "./lib/first-person-wording.js";
-import { loadFactsDevSet, type FactsDevSet, type SetPart } from "./lib/facts-sets.js";
+import type { FactsDevSet, SetPart } from "./lib/facts-sets.js";
 
 const part: SetPart = process.env.SPLIT === "heldout" ? "heldout" : "tune";
 // The bench's vector cache (bench/results/use-lite-vectors.json, as the other benches use it): what it
 // lacks is embedded and kept there.
 const embeddings = await new DiskCachedEmbeddings(new UniversalSentenceEncoderEmbeddings(), new URL("./results/use-lite-vectors.json", import.meta.url)).load();
-const dev = await Promise.all(DEV_SETS.filter((f) => existsSync(new URL(`./data/${f}`, import.meta.url))).map((f) => loadFactsDevSet(f)));
-// Each set in all three wordings, as bench/retrieval.ts --facts scores them: as written, the extractor's, the first person.
-const extractorViews = dev.map(extractorWording);
-const sets: FactsDevSet[] = [...dev, ...extractorViews, ...dev.map((set, i) => firstPersonWording(set, extractorViews[i]!))];
+// Each set in all four views, as bench/retrieval.ts --facts scores them: as written, the extractor's wording, the
+// first person, the extractor's facts with the questions as written (naming the person).
+const sets: FactsDevSet[] = (await loadAllFactsSets()).filter((set) => set.split.heldout.length > 0);
 const short = (name: string) => {
-  const wording = name.includes("(extractor wording)") ? "extr" : name.includes("(first person)") ? "1st" : "writ";
+  const wording = name.includes("(extractor wording)") ? "extr" : name.includes("(first person)") ? "1st" : name.includes("named questions") ? "name" : "writ";
   return `${/facts-dev-([a-z])/.exec(name)?.[1]?.toUpperCase() ?? name} ${wording}`;
 };
 
-type Setting = { name: string; retrieval?: "vector"; ranking: Partial<RankingDefaults> };
+type Setting = { name: string; retrieval?: "vector"; queryAdapter?: false; ranking: Partial<RankingDefaults> };
 // Round 1 (2026-12-03 15:09–15:22 UTC, load 9–13; tune people of A and B; R@5 / R@10, before = the defaults until then):
 //   before                          A 82.4 / 93.0   B 73.7 / 86.8
 //   vector only (retrieval)         A 80.0 / 91.4   B 69.9 / 83.4
@@ -122,20 +122,26 @@ type Setting = { name: string; retrieval?: "vector"; ranking: Partial<RankingDef
 //   (newest first by updatedAt, to the millisecond: which facts share one depends on how fast they were written).
 //   Since 12:43 UTC the bench's stores run on a clock that moves 1 ms per reading (bench/lib/facts-eval.ts): two runs
 //   gave identical figures, P5 included (shipped P5: A writ 97.9, B writ 96.2, A extr 97.3, B extr 93.5, A 1st 97.5, B 1st 93.6).
+// "before" is the facts ranking before the facts adapter and the rule for replaced facts: USE-lite's own
+// query vectors, no rule (the fusion and the keyword side are as they were then).
 const settings: Setting[] = [
   { name: "shipped", ranking: {} },
-  { name: "before", ranking: { superseded: "off" } },
+  { name: "before", queryAdapter: false, ranking: { superseded: "off" } },
+  { name: "no rule", ranking: { superseded: "off" } },
 ];
 if (process.env.GRID) settings.push(...(JSON.parse(process.env.GRID) as Setting[]));
 const only = process.env.ONLY?.split(",");
 const chosen = only ? settings.filter((s) => only.includes(s.name)) : settings;
 if (part === "heldout" && !only) throw new Error("SPLIT=heldout checks finalists only: name them with ONLY=name,name");
 
-// The stores, one per set and wording; a vector-only store only when a chosen setting needs it.
-const stores = { hybrid: [] as FactsStore[], vector: [] as FactsStore[] };
-for (const set of sets) {
-  stores.hybrid.push(await FactsStore.open(set, embeddings));
-  if (chosen.some((s) => s.retrieval === "vector")) stores.vector.push(await FactsStore.open(set, embeddings, "vector"));
+// The stores, one per set and view and per kind of store a chosen setting needs (retrieval, query adapter).
+const kindOf = (s: Setting) => `${s.retrieval ?? "hybrid"}${s.queryAdapter === false ? ", no adapter" : ""}`;
+const stores = new Map<string, FactsStore[]>();
+for (const s of chosen) {
+  if (stores.has(kindOf(s))) continue;
+  const opened: FactsStore[] = [];
+  for (const set of sets) opened.push(await FactsStore.open(set, embeddings, { retrieval: s.retrieval, queryAdapter: s.queryAdapter }));
+  stores.set(kindOf(s), opened);
 }
 await embeddings.save();
 
@@ -146,7 +152,7 @@ for (const s of chosen) {
   const lines = await withRanking(s.ranking, async () => {
     const out: string[] = [];
     for (let i = 0; i < sets.length; i++) {
-      const r = await stores[s.retrieval ?? "hybrid"][i]!.score(part);
+      const r = await stores.get(kindOf(s))![i]!.score(part);
       const kinds = Object.entries(r.byKind)
         .filter(([k]) => k !== "unanswerable")
         .map(([k, m]) => `${k.slice(0, 4)} ${(100 * m.r5).toFixed(0)}`)
@@ -158,4 +164,4 @@ for (const s of chosen) {
   console.log(`${s.name}  (${new Date().toISOString().slice(11, 19)} UTC, load ${os.loadavg()[0]!.toFixed(2)})`);
   for (const l of lines) console.log(l);
 }
-for (const s of [...stores.hybrid, ...stores.vector]) await s.close();
+for (const s of [...stores.values()].flat()) await s.close();

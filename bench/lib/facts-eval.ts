@@ -54,14 +54,18 @@ export class FactsStore {
     readonly store: HNSWStore,
   ) {}
 
-  /** `dims` is the embedder's output size (USE-lite's by default). */
-  static async open(set: FactsDevSet, embeddings: Embeddings, retrieval?: RetrievalMode, dims = 512): Promise<FactsStore> {
+  /**
+   * `dims` is the embedder's output size (USE-lite's by default); `queryAdapter: false` ranks with
+   * USE-lite's own query vectors, as every facts search did before the facts adapter.
+   */
+  static async open(set: FactsDevSet, embeddings: Embeddings, options: { retrieval?: RetrievalMode; dims?: number; queryAdapter?: false } = {}): Promise<FactsStore> {
+    const { retrieval, dims = 512, queryAdapter } = options;
     // A clock that moves 1 ms at every reading: each fact gets its own updatedAt, in the order written, so
     // the recent facts that fill the preload are the same in every run (with Date.now, facts written in the
     // same millisecond tied, and the preload's R@5 moved by up to 0.3 between identical runs).
     let now = Date.UTC(2026, 0, 1);
     const clock = () => (now += 1);
-    const store = new HNSWStore({ index: { dims, embeddings, fields: ["text"] }, clock, ...(retrieval ? { retrieval } : {}) });
+    const store = new HNSWStore({ index: { dims, embeddings, fields: ["text"], ...(queryAdapter === false ? { queryAdapter } : {}) }, clock, ...(retrieval ? { retrieval } : {}) });
     for (const person of set.people) await writePerson(store, person);
     return new FactsStore(set, store);
   }

@@ -13,7 +13,9 @@
  * small selection that finds fewer items than it says makes the exact
  * ranking read every vector of the selection (see nearestVectors). It also
  * remembers which large selections needed iterative scans to fill a page
- * (see annVectors): a stale mark costs a walk its speed, never its results.
+ * (see annVectors), and which small selections' nearest vectors did not
+ * settle a page by themselves (see nearestVectors): a stale mark costs a
+ * search its speed, never its results.
  * The store's own puts forget the small selections' counts (a small count
  * must not be below the selection: see nearestVectors) and keep the large
  * ones (only the plan depends on them, and puts seldom shrink a selection),
@@ -25,10 +27,13 @@ export class PlanCache {
   private readonly counts: Expiring<number>;
   /** Selections whose index walk came back short without iterative scans (see annVectors). */
   private readonly iterative: Expiring<true>;
+  /** Small selections whose nearest vectors alone did not settle a page (see nearestVectors). */
+  private readonly perItem: Expiring<true>;
 
   constructor(ttlMs = 5000, maxEntries = 1000) {
     this.counts = new Expiring(ttlMs, maxEntries);
     this.iterative = new Expiring(ttlMs, maxEntries);
+    this.perItem = new Expiring(ttlMs, maxEntries);
   }
 
   /** The cached count of `key`'s selection, if still fresh. */
@@ -47,6 +52,15 @@ export class PlanCache {
 
   setNeedsIterativeScan(key: string): void {
     this.iterative.set(key, true);
+  }
+
+  /** True when `key`'s nearest vectors, one row each, came back short of a page not long ago (an item twice, or a row refused). */
+  needsPerItemBest(key: string): boolean {
+    return this.perItem.get(key) === true;
+  }
+
+  setNeedsPerItemBest(key: string): void {
+    this.perItem.set(key, true);
   }
 
   /** Forgets the counts (the store's own deletes change them); the walks' marks stay until they expire. */

@@ -177,7 +177,7 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
     }
     candidates = r.rows.filter(keep);
   } else if (useVectors) {
-    vectorRanked = small ? await nearestVectors(req, ctx, q, need, poolSize, inScope, keep) : await annVectors(req, ctx, q, walkDepth(useKeywords, need, poolSize), planKey, keep);
+    vectorRanked = small ? await nearestVectors(req, ctx, q, need, poolSize, inScope, planKey, keep) : await annVectors(req, ctx, q, walkDepth(useKeywords, need, poolSize), planKey, keep);
   }
   let ranked = vectorRanked;
   if (useKeywords) {
@@ -299,12 +299,13 @@ async function bestScores(ctx: PgSearchContext, q: Buffer, ids: string[]): Promi
  * items in distance order, each row fetched by a primary-key probe until
  * `nearest` pass (live, filter), so a page of 10 probes 10 items, not the
  * whole scope; with `vectors` as well, only the scope's `vectors` nearest
- * vectors are read (a bounded sort), each item's best among them (see
- * nearestVectors for when that is the exact answer). Otherwise every item
+ * vectors are read (a bounded sort), each item's best among them, or with
+ * `oneEach` those vectors one row each (see nearestVectors for when each is
+ * the exact answer). Otherwise every item
  * (`d` null without vectors, or without `q`) joined to its best distance, so
  * that BM25, the vector ranking and their fusion all come from this one
  * statement. The text depends only on the shape (filter structure, `q` or
- * not, `nearest` or not, `vectors` or not), so it runs as a named prepared
+ * not, `nearest` or not, `vectors` or not, `oneEach` or not), so it runs as a named prepared
  * statement.
  */
 export function scopeRowsSql(
@@ -314,6 +315,7 @@ export function scopeRowsSql(
   q: Buffer | null,
   nearest?: number,
   vectors?: number,
+  oneEach = false,
 ): { text: string; values: unknown[] } {
   const p = new Params();
   if (q === null) {
@@ -336,11 +338,15 @@ export function scopeRowsSql(
   // With `vectors`: the nearest vectors first (a bounded sort, ties in primary-key order), each
   // item's best among them (those few sorted by item), then those items in distance order again, so
   // that the probes below stop once the page is full.
+  // With `oneEach` as well: those nearest vectors as they are, one row each (the caller checks that no
+  // item came twice, see nearestVectors).
+  const nearestOf = () => `SELECT v.ns, v.key, v.d FROM ${everyVector(t, distances)} v ORDER BY v.d, v.ns, v.key, v.field LIMIT ${p.add(vectors)}`;
   const ranked =
     vectors === undefined
       ? `${best} ORDER BY min(v.d), v.ns, v.key`
-      : `SELECT v.ns, v.key, v.d FROM (SELECT DISTINCT ON (v.ns, v.key) v.ns, v.key, v.d FROM (SELECT v.ns, v.key, v.d FROM ${everyVector(t, distances)} v
-           ORDER BY v.d, v.ns, v.key, v.field LIMIT ${p.add(vectors)}) v ORDER BY v.ns, v.key, v.d) v ORDER BY v.d, v.ns, v.key`;
+      : oneEach
+        ? nearestOf()
+        : `SELECT v.ns, v.key, v.d FROM (SELECT DISTINCT ON (v.ns, v.key) v.ns, v.key, v.d FROM (${nearestOf()}) v ORDER BY v.ns, v.key, v.d) v ORDER BY v.d, v.ns, v.key`;
   const text = `SELECT i.*, b.d FROM (${ranked} OFFSET 0) b CROSS JOIN LATERAL ${item} ORDER BY b.d, b.ns, b.key LIMIT ${p.add(nearest)}`;
   return { text, values: p.values };
 }
@@ -351,23 +357,37 @@ export function scopeRowsSql(
  * TTL and filter in JS, so the page is complete; should JS refuse one, the
  * whole pool (`k`) is ranked instead, so the result never depends on it.
  *
- * The statement first reads only the nearest {@link NEAREST_VECTORS_PER_ITEM}
- * × `limit` vectors of the scope (a bounded sort, as raw pgvector's
- * `ORDER BY … LIMIT` is), not every vector's best per item. That is the exact
- * answer whenever it fills the page: an item whose best vector is not among
- * them ranks below every item whose best vector is. When it comes back short
- * of `min(limit, inScope)` (items with several vectors each, rows the filter
- * or TTL refuse, items stored without vectors, or a stale count), the same
- * page is ranked again over every vector of the scope.
+ * The statement first reads only the nearest `limit` vectors of the scope,
+ * one row each (a bounded sort, as raw pgvector's `ORDER BY … LIMIT` is, and
+ * no per-item best). That is the exact answer when they belong to `limit`
+ * different items (or every item in scope): each item's first vector is its
+ * best, and every other item's best comes later. When an item came twice or
+ * the page came back short, the plan cache marks the selection for a while
+ * and the page is ranked again (and, while marked, at once) over the nearest
+ * {@link NEAREST_VECTORS_PER_ITEM} × `limit` vectors, each item's best among
+ * them: also the exact answer whenever it fills the page, since an item whose
+ * best vector is not among them ranks below every item whose best vector is.
+ * When that comes back short of `min(limit, inScope)` (items with more
+ * vectors each, rows the filter or TTL refuse, items stored without vectors,
+ * or a stale count), the page is ranked over every vector of the scope.
  */
-async function nearestVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer, need: number, k: number, inScope: number, keep: (row: ItemRow) => boolean): Promise<Ranked[]> {
+async function nearestVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer, need: number, k: number, inScope: number, planKey: string, keep: (row: ItemRow) => boolean): Promise<Ranked[]> {
   for (const limit of need < k ? [need, k] : [k]) {
-    const rank = (vectors?: number) => {
-      const { text, values } = scopeRowsSql(ctx.tables, req, ctx.now, q, limit, vectors);
+    const rank = (vectors?: number, oneEach?: boolean) => {
+      const { text, values } = scopeRowsSql(ctx.tables, req, ctx.now, q, limit, vectors, oneEach);
       return runStatement<ItemRow & { d: number }>(ctx, text, values);
     };
-    let r = await rank(NEAREST_VECTORS_PER_ITEM * limit);
-    if (r.rows.length < Math.min(limit, inScope)) r = await rank();
+    const full = Math.min(limit, inScope);
+    let r: QueryResult<ItemRow & { d: number }> | undefined;
+    if (!ctx.plans?.needsPerItemBest(planKey)) {
+      r = await rank(limit, true);
+      if (r.rows.length < full || new Set(r.rows.map((row) => rowId(row.ns, row.key))).size < r.rows.length) {
+        ctx.plans?.setNeedsPerItemBest(planKey);
+        r = undefined;
+      }
+    }
+    r ??= await rank(NEAREST_VECTORS_PER_ITEM * limit);
+    if (r.rows.length < full) r = await rank();
     let refused = false;
     for (const row of r.rows) if (!keep(row)) refused = true;
     if (!refused || limit === k) return r.rows.map((row) => ({ id: rowId(row.ns, row.key), score: 1 - Number(row.d) }));
@@ -516,7 +536,7 @@ async function annVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer,
         ctx.plans?.setNeedsIterativeScan(planKey);
         continue;
       }
-      return nearestVectors(req, ctx, q, k, k, Number.POSITIVE_INFINITY, keep);
+      return nearestVectors(req, ctx, q, k, k, Number.POSITIVE_INFINITY, planKey, keep);
     }
     kk *= 2;
   }
