@@ -8,7 +8,8 @@
  * (ONLY=name,name) on the held-out people, to accept or reject them once,
  * never to search a grid. docs/retrieval.md logs what was tried.
  * `SPLIT=heldout ONLY=shipped,before` gives the gain of the shipped ranking
- * over the one before the facts adapter and the rule for replaced facts.
+ * over the one before the facts adapter and the rule for replaced facts;
+ * `CROWDED=5` scores every view with five people's facts in each namespace.
  * (The rounds logged below scored the first three views only.)
  */
 import os from "node:os";
@@ -16,6 +17,7 @@ import { UniversalSentenceEncoderEmbeddings } from "../src/embeddings/universal-
 import { SHIPPED_RANKING, withRanking, type RankingDefaults } from "../src/embeddings/ranking-defaults.js";
 import { FactsStore, type FactsMetrics } from "./lib/facts-eval.js";
 import { loadAllFactsSets } from "./lib/facts-bench.js";
+import { crowdedView } from "./lib/crowded-view.js";
 import { DiskCachedEmbeddings } from "./lib/disk-cache.js";
 import type { FactsDevSet, SetPart } from "./lib/facts-sets.js";
 
@@ -25,7 +27,9 @@ const part: SetPart = process.env.SPLIT === "heldout" ? "heldout" : "tune";
 const embeddings = await new DiskCachedEmbeddings(new UniversalSentenceEncoderEmbeddings(), new URL("./results/use-lite-vectors.json", import.meta.url)).load();
 // Each set in all four views, as bench/retrieval.ts --facts scores them: as written, the extractor's wording, the
 // first person, the extractor's facts with the questions as written (naming the person).
-const sets: FactsDevSet[] = (await loadAllFactsSets()).filter((set) => set.split.heldout.length > 0);
+// CROWDED=n: each view with n people's facts in every namespace instead (bench/lib/crowded-view.ts).
+const crowded = process.env.CROWDED === undefined ? undefined : Number(process.env.CROWDED);
+const sets: FactsDevSet[] = (await loadAllFactsSets()).filter((set) => set.split.heldout.length > 0).map((set) => (crowded === undefined ? set : crowdedView(set, crowded)));
 const short = (name: string) => {
   const wording = name.includes("(extractor wording)") ? "extr" : name.includes("(first person)") ? "1st" : name.includes("named questions") ? "name" : "writ";
   return `${/facts-dev-([a-z])/.exec(name)?.[1]?.toUpperCase() ?? name} ${wording}`;
