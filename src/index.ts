@@ -38,7 +38,7 @@ export {
   type ResolveEmbeddingsOptions,
 } from "./embeddings/resolve-embeddings.js";
 export type { StoreIndexConfig, IndexHnswConfig } from "./store/index-config.js";
-export { KeywordIndex, type KeywordHit, type KeywordIndexOptions, type KeywordSearchOptions } from "./embeddings/keyword-index.js";
+export { KeywordIndex, type KeywordDocument, type KeywordHit, type KeywordIndexOptions, type KeywordSearchOptions } from "./embeddings/keyword-index.js";
 export { hybridRank, keywordSignals, type RankedHit, type HybridRankOptions } from "./embeddings/fusion.js";
 export { tokenize } from "./embeddings/tokenize.js";
 

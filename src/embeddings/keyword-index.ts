@@ -42,9 +42,21 @@ export interface KeywordSearchOptions {
   candidates?: ReadonlySet<string> | ((id: string) => boolean);
 }
 
+/**
+ * A document's terms as a {@link KeywordIndex} counts them
+ * ({@link KeywordIndex.document}): kept, it can be ranked again
+ * ({@link KeywordIndex.rankDocuments}) without reading its texts again.
+ */
+export interface KeywordDocument {
+  /** term → frequency in the document */
+  readonly terms: ReadonlyMap<string, number>;
+  /** How many terms the texts hold, repeats included. */
+  readonly length: number;
+}
+
 interface Doc {
   /** term → frequency in this document (an expanded term counts its weight) */
-  terms: Map<string, number>;
+  terms: ReadonlyMap<string, number>;
   /** Written terms only: expansions do not make a document longer. */
   length: number;
   /** The terms present only by expansion. */
@@ -124,6 +136,7 @@ export class KeywordIndex {
     if (!Array.isArray(texts) || texts.some((t) => typeof t !== "string")) {
       throw new InvalidArgumentError(`KeywordIndex.add("${id}") needs an array of strings`);
     }
+    if (!this.expansion) return this.insert(id, this.document(texts));
     this.remove(id);
     const terms = new Map<string, number>();
     let length = 0;
@@ -159,6 +172,73 @@ export class KeywordIndex {
       if (!list) this.postings.set(term, (list = new Map()));
       list.set(id, tf);
       if (this.expansion && !doc.expanded?.has(term)) this.writtenDf.set(term, (this.writtenDf.get(term) ?? 0) + 1);
+    }
+  }
+
+  /**
+   * The document {@link add} indexes for these texts (the same terms and
+   * length), to keep while the texts do not change and rank with
+   * {@link rankDocuments}, in this index or another with the same options.
+   */
+  document(texts: string[]): KeywordDocument {
+    if (!Array.isArray(texts) || texts.some((t) => typeof t !== "string")) throw new InvalidArgumentError("KeywordIndex.document needs an array of strings");
+    const terms = new Map<string, number>();
+    let length = 0;
+    for (const text of texts) {
+      for (const word of tokenize(text, { stemming: false })) {
+        const term = this.term(word);
+        terms.set(term, (terms.get(term) ?? 0) + 1);
+        length++;
+      }
+    }
+    return { terms, length };
+  }
+
+  /**
+   * Ranks documents made by {@link document} by BM25 against the query,
+   * best first, exactly as `search` would if this index held those documents
+   * and no others (the statistics are theirs: their number, lengths and
+   * term counts), without building an index of them. Documents that share no
+   * term with the query are not returned. Not for an index with term
+   * expansion (which reads the words themselves).
+   */
+  rankDocuments(query: string, docs: ReadonlyArray<readonly [id: string, doc: KeywordDocument]>, limit: number): KeywordHit[] {
+    if (typeof query !== "string") throw new InvalidArgumentError(`KeywordIndex query must be a string, got ${typeof query}`);
+    if (!Number.isInteger(limit) || limit < 0) throw new InvalidArgumentError(`KeywordIndex rankDocuments limit must be an integer >= 0, got ${String(limit)}`);
+    if (this.expansion) throw new InvalidArgumentError("KeywordIndex.rankDocuments: this index expands terms; add the texts and search instead");
+    const n = docs.length;
+    if (n === 0 || limit === 0) return [];
+    let total = 0;
+    for (const [, doc] of docs) total += doc.length;
+    const avgdl = total / n || 1;
+    const scores = new Map<string, number>();
+    for (const term of this.queryTerms(query).keys()) {
+      let df = 0;
+      for (const [, doc] of docs) if (doc.terms.has(term)) df++;
+      if (df === 0) continue;
+      const idf = this.idf(df, n);
+      for (const [id, doc] of docs) {
+        const tf = doc.terms.get(term);
+        if (tf !== undefined) scores.set(id, (scores.get(id) ?? 0) + this.termScore(idf, tf, doc.length, avgdl));
+      }
+    }
+    return topK(scores, limit);
+  }
+
+  /** BM25's share of one term in one document. */
+  private termScore(idf: number, tf: number, dl: number, avgdl: number): number {
+    return (idf * tf * (this.k1 + 1)) / (tf + this.k1 * (1 - this.b + (this.b * dl) / avgdl));
+  }
+
+  /** Indexes a document, replacing any earlier one with the same id. */
+  private insert(id: string, doc: KeywordDocument): void {
+    this.remove(id);
+    this.docs.set(id, { terms: doc.terms, length: doc.length });
+    this.totalLength += doc.length;
+    for (const [term, tf] of doc.terms) {
+      let list = this.postings.get(term);
+      if (!list) this.postings.set(term, (list = new Map()));
+      list.set(id, tf);
     }
   }
 
@@ -220,9 +300,7 @@ export class KeywordIndex {
         if (accept && !accept(id)) continue;
         const doc = this.docs.get(id)!;
         if (writtenOnly && doc.expanded?.has(term)) continue;
-        const dl = doc.length;
-        const norm = this.k1 * (1 - this.b + (this.b * dl) / avgdl);
-        const s = (idf * tf * (this.k1 + 1)) / (tf + norm);
+        const s = this.termScore(idf, tf, doc.length, avgdl);
         scores.set(id, (scores.get(id) ?? 0) + s);
         if (writtenFirst && weight === 1 && !doc.expanded?.has(term)) written.add(id);
       }

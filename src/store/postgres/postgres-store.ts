@@ -29,6 +29,7 @@ import { lockItemsInOrder, needsOrderedLocks } from "./write-order.js";
 import { IndexSettler } from "./index-settler.js";
 import { listNamespaces } from "./list-namespaces.js";
 import { PlanCache } from "./plan-cache.js";
+import { KeywordDocuments } from "./keyword-documents.js";
 import { PreparedStatements } from "./prepared.js";
 import { VectorTableSize } from "./fitted-ef.js";
 import { checkPostgresOptions } from "./check-options.js";
@@ -77,6 +78,8 @@ export class PostgresMemoryStore extends MemoryStoreBase {
   private stopSweeper: () => void = () => {};
   /** Small/large decisions of recent searches (cleared by this store's writes). */
   private readonly plans = new PlanCache();
+  /** Small selections' keyword documents (see KeywordDocuments); dropped by every delete, so no deleted text stays in memory. */
+  private readonly keywordDocuments = new KeywordDocuments();
   /** Named prepared statements of the searches. */
   private readonly statements: PreparedStatements;
   /** Moves pending vectors into the HNSW index (made by setup for a store with an index, also without deferred indexing). */
@@ -188,6 +191,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
   async close(): Promise<void> {
     if (this.opening) await this.opening.catch(() => undefined);
     this.closed = true;
+    this.keywordDocuments.clear();
     this.stopSweeper();
     await this.settler?.stop();
     this.settler = undefined;
@@ -281,8 +285,10 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     }
     if (writes) {
       // A put may grow a small selection past its count (see PlanCache.forgetSmall); a large one's count only picks its plan.
-      if (operations.some((op) => "value" in op && op.value === null)) this.plans.clear();
-      else this.plans.forgetSmall(this.exactScanThreshold);
+      if (operations.some((op) => "value" in op && op.value === null)) {
+        this.plans.clear();
+        this.keywordDocuments.clear();
+      } else this.plans.forgetSmall(this.exactScanThreshold);
     }
     if (writes) await this.settler?.beforeWrite();
     let pendingWritten = 0;
@@ -322,6 +328,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
               iterativeScan: iterativeScanSupported(this.setupDone?.pgvector),
               inTransaction: writes,
               plans: this.plans,
+              keywordDocuments: this.keywordDocuments,
               statements: this.statements,
             },
           );
@@ -387,6 +394,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
   async deleteNamespace(prefix: string[]): Promise<number> {
     validateNamespace(prefix, { forWrite: true, what: "namespace prefix" });
     this.plans.clear();
+    this.keywordDocuments.clear();
     return this.transaction(async (db) => {
       for (const mirror of bookkeepingMirrors(prefix)) {
         const m = new Params();
@@ -401,6 +409,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
   /** Deletes expired items now and returns how many. */
   async sweepExpired(): Promise<number> {
     this.plans.clear();
+    this.keywordDocuments.clear();
     return this.transaction(async (db) => {
       const r = await db.query(`DELETE FROM ${this.tables.items} WHERE expires_at IS NOT NULL AND expires_at <= $1`, [this.clock()]);
       return r.rowCount ?? 0;

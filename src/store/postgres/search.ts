@@ -1,7 +1,7 @@
 import type { SearchItem } from "@langchain/langgraph-checkpoint";
 import { capDownTheList, hybridRank, RANK_POOL } from "../../embeddings/fusion.js";
 import { RANKING } from "../../embeddings/ranking-defaults.js";
-import { KeywordIndex } from "../../embeddings/keyword-index.js";
+import { KeywordIndex, type KeywordDocument } from "../../embeddings/keyword-index.js";
 import { tokenize } from "../../embeddings/tokenize.js";
 import { matchesFilter } from "../filter.js";
 import { liftReplacementScores, supersededAfterReplacement, supersedesKey } from "../superseded.js";
@@ -10,6 +10,7 @@ import { filterSql } from "./sql-filter.js";
 import { everyVector, idPair, literals, liveSql, nsLabels, opaque, Params, rowId, scopeSql, vectorParam, type Queryable, type Tables } from "./sql.js";
 import type { PlanCache } from "./plan-cache.js";
 import type { PreparedStatements } from "./prepared.js";
+import type { KeywordDocuments } from "./keyword-documents.js";
 import { withWalkSettings, type WalkSettingsMode } from "./walk-settings.js";
 import type { QueryResult, QueryResultRow } from "pg";
 import { keywordTexts } from "./write.js";
@@ -19,8 +20,6 @@ export interface ItemRow {
   ns: string;
   key: string;
   value: Record<string, unknown>;
-  /** Read only where the keyword side ranks the rows itself (a small selection's BM25): see ITEM_COLUMNS. */
-  index_fields?: false | string[] | null;
   created_at: string;
   updated_at: string;
   /** Set when the item has a TTL (a read restarts it). */
@@ -33,8 +32,20 @@ export interface ItemRow {
  * so ranked pages read these only.
  */
 export const PAGE_COLUMNS = "i.ns, i.key, i.value, i.created_at, i.updated_at, i.ttl_minutes";
-/** A result's columns and the item's index fields, for BM25 over the rows themselves (keywordSmall). */
-export const ITEM_COLUMNS = `${PAGE_COLUMNS}, i.index_fields`;
+/**
+ * What a small selection's ranking reads of every item in scope (see
+ * scopeRowsSql): its id, the version of its row (`xmin`, new with every
+ * write, see KeywordDocuments), the key it replaces (`value.supersedes` when
+ * that is a string), and its best distance. Values are read for the page only.
+ */
+interface ScopeRow {
+  ns: string;
+  key: string;
+  v: string;
+  sup: string | null;
+  d: number | null;
+}
+const SCOPE_COLUMNS = "i.ns, i.key, i.xmin::text AS v, CASE WHEN jsonb_typeof(i.value->'supersedes') = 'string' THEN i.value->>'supersedes' END AS sup";
 /** PAGE_COLUMNS of the index walk's merged branches (`u`). */
 const WALK_COLUMNS = PAGE_COLUMNS.replace(/\bi\./g, "u.");
 
@@ -82,6 +93,8 @@ export interface PgSearchContext {
   plans?: PlanCache;
   /** Named prepared statements (none: every statement unnamed). */
   statements?: PreparedStatements;
+  /** Keyword documents kept between searches (none: a small selection's BM25 reads every item's value). */
+  keywordDocuments?: KeywordDocuments;
 }
 
 interface Ranked {
@@ -140,7 +153,8 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
   let small = false;
   /** Items in scope (live, filter), counted up to exactScanThreshold + 1 (none for an unrestricted search). */
   let inScope = Number.POSITIVE_INFINITY;
-  let candidates: ItemRow[] | undefined;
+  /** A small selection with a keyword side: every item in scope, as its ranking reads it. */
+  let scopeRows: ScopeRow[] | undefined;
   /** The selection, as the plan cache knows it (see PlanCache). */
   const planKey = JSON.stringify([req.namespacePrefix, req.filter ?? null]);
   if (!unrestricted) {
@@ -167,7 +181,7 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
   if (small && useKeywords) {
     // Every item in scope with its best distance: BM25, the vector ranking and the fusion all run here.
     const { text, values } = scopeRowsSql(t, req, ctx.now, useVectors ? q : null);
-    const r = await runStatement<ItemRow & { d: number | null }>(ctx, text, values);
+    const r = await runStatement<ScopeRow>(ctx, text, values);
     similarity = new Map();
     for (const row of r.rows) {
       if (row.d === null || row.d === undefined) continue;
@@ -175,13 +189,13 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
       similarity.set(id, 1 - Number(row.d));
       if (vectorRanked.length < poolSize) vectorRanked.push({ id, score: 1 - Number(row.d) });
     }
-    candidates = r.rows.filter(keep);
+    scopeRows = r.rows;
   } else if (useVectors) {
     vectorRanked = small ? await nearestVectors(req, ctx, q, need, poolSize, inScope, planKey, keep) : await annVectors(req, ctx, q, walkDepth(useKeywords, need, poolSize), planKey, keep);
   }
   let ranked = vectorRanked;
   if (useKeywords) {
-    const keywordHits = candidates ? keywordSmall(ctx, req.query, candidates, poolSize) : await keywordLarge(req, ctx, poolSize);
+    const keywordHits = scopeRows ? await keywordSmall(ctx, req.query, scopeRows, poolSize) : await keywordLarge(req, ctx, poolSize);
     if (!useVectors) {
       ranked = keywordHits.map((h) => ({ id: h.id, score: h.score / (1 + h.score) }));
     } else {
@@ -193,8 +207,17 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
       ranked = capDownTheList(fused.map((h) => ({ id: h.id, score: byId.get(h.id) })));
     }
   }
-  // A small selection's values are all known: replacements reorder the whole ranking, as in HNSWStore.
-  if (candidates) ranked = replacementsFirst(ranked, rows);
+  // A small selection's replacements are all known: they reorder the whole ranking, as in HNSWStore.
+  /** The whole selection was ranked (its replacements too): the page is a slice of it. */
+  const rankedWhole = scopeRows !== undefined;
+  if (scopeRows) {
+    const replaced = new Map<string, string>();
+    for (const row of scopeRows) if (row.sup) replaced.set(rowId(row.ns, row.key), rowId(row.ns, row.sup));
+    ranked = replacementsFirst(ranked, (id) => replaced.get(id));
+    // Not kept through the page's reads (every item of the selection: a young-generation collection
+    // during them would copy them all).
+    scopeRows = undefined;
+  }
 
   // Rows are read for the page only (the ranking needs ids and scores); an id whose
   // row is gone (expired, filtered out in JS) makes room for the next one.
@@ -208,7 +231,7 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
     for (const r of next) if (rows.has(r.id)) kept.push(r);
   }
   // Otherwise the page's rows are: replacements reorder what was loaded.
-  ranked = candidates ? kept : replacementsFirst(kept, rows);
+  ranked = rankedWhole ? kept : replacementsFirst(kept, (id) => replacedIn(rows, id));
   if (ranked.length < need) {
     // Fill with items that have nothing to rank them by, newest first.
     const seen = new Set(ranked.map((r) => r.id));
@@ -320,7 +343,7 @@ export function scopeRowsSql(
   const p = new Params();
   if (q === null) {
     const where = `${scopeSql("i.ns", req.namespacePrefix, p)} AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)}`;
-    return { text: `SELECT ${ITEM_COLUMNS}, NULL::float8 AS d FROM ${t.items} i WHERE ${where}`, values: p.values };
+    return { text: `SELECT ${SCOPE_COLUMNS}, NULL::float8 AS d FROM ${t.items} i WHERE ${where}`, values: p.values };
   }
   const qp = p.add(q);
   // The range of the scope through an InitPlan (see opaque): the statement keeps its generic plan.
@@ -329,7 +352,7 @@ export function scopeRowsSql(
   const best = `SELECT v.ns, v.key, min(v.d) AS d FROM ${everyVector(t, distances)} v GROUP BY v.ns, v.key`;
   if (nearest === undefined) {
     const where = `${scopeSql("i.ns", req.namespacePrefix, opaque(p))} AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)}`;
-    const text = `SELECT ${ITEM_COLUMNS}, b.d FROM ${t.items} i LEFT JOIN (${best}) b ON b.ns = i.ns AND b.key = i.key WHERE ${where} ORDER BY b.d, i.ns, i.key`;
+    const text = `SELECT ${SCOPE_COLUMNS}, b.d FROM ${t.items} i LEFT JOIN (${best}) b ON b.ns = i.ns AND b.key = i.key WHERE ${where} ORDER BY b.d, i.ns, i.key`;
     return { text, values: p.values };
   }
   // The item rows in distance order (OFFSET 0 keeps both subqueries as written, see "Plans"): the
@@ -542,24 +565,62 @@ async function annVectors(req: PgSearchRequest, ctx: PgSearchContext, q: Buffer,
   }
 }
 
-/** BM25 over the candidates' keyword texts, as HNSWStore ranks a small selection. */
-function keywordSmall(ctx: PgSearchContext, query: string, candidates: ItemRow[], limit: number) {
+/**
+ * BM25 over the keyword texts of every item in scope, as HNSWStore ranks a
+ * small selection. The items' documents come from `ctx.keywordDocuments`
+ * where it holds them at their row's version; the values of the others
+ * (new, changed, or never seen by this process) are read in one statement.
+ */
+async function keywordSmall(ctx: PgSearchContext, query: string, scope: ScopeRow[], limit: number) {
   const index = new KeywordIndex();
-  for (const c of candidates) {
-    const texts = keywordTexts(c.value, c.index_fields ?? undefined, ctx.fields);
-    if (texts.length) index.add(rowId(c.ns, c.key), texts);
+  const kept = ctx.keywordDocuments;
+  const ids = scope.map((row) => rowId(row.ns, row.key));
+  // Each item's document where it is kept at its row's version (null: no keyword texts; undefined: to read).
+  const docs = ids.map((id, i) => kept?.get(id, scope[i]!.v));
+  const missing = ids.filter((_, i) => docs[i] === undefined);
+  if (missing.length) {
+    const [ns, keys] = pairs(missing);
+    const p = new Params();
+    // The id lists through InitPlans (see opaque): the statement keeps its generic plan.
+    const list = opaque(p, "text[]");
+    const r = await runStatement<{ ns: string; key: string; v: string; value: Record<string, unknown>; index_fields: false | string[] | null }>(
+      ctx,
+      `SELECT i.* FROM unnest(${list.add(ns)}, ${list.add(keys)}) AS u(ns, key)
+       CROSS JOIN LATERAL (SELECT i.ns, i.key, i.xmin::text AS v, i.value, i.index_fields FROM ${ctx.tables.items} i WHERE i.ns = u.ns AND i.key = u.key OFFSET 0) i`,
+      p.values,
+    );
+    // Read now: the row may be newer than the one the ranking statement saw, which is fine for one search.
+    const read = new Map<string, KeywordDocument | null>();
+    for (const row of r.rows) {
+      const texts = keywordTexts(row.value, row.index_fields ?? undefined, ctx.fields);
+      const doc = texts.length ? index.document(texts) : null;
+      const id = rowId(row.ns, row.key);
+      read.set(id, doc);
+      kept?.set(id, row.v, doc);
+    }
+    ids.forEach((id, i) => {
+      if (docs[i] === undefined) docs[i] = read.get(id) ?? null;
+    });
   }
-  return index.search(query, { limit });
+  const ranked: [string, KeywordDocument][] = [];
+  ids.forEach((id, i) => {
+    const doc = docs[i];
+    if (doc) ranked.push([id, doc]);
+  });
+  return index.rankDocuments(query, ranked, limit);
 }
 
-/** A replaced memory kept behind its replacement (see supersededAfterReplacement), for ranked ids whose rows are in `rows`. */
-function replacementsFirst(ranked: Ranked[], rows: Map<string, ItemRow>): Ranked[] {
+/** The id of the item whose row in `rows` says it replaces another (`value.supersedes`). */
+function replacedIn(rows: Map<string, ItemRow>, id: string): string | undefined {
+  const row = rows.get(id);
+  const old = row && supersedesKey(row.value);
+  return old === undefined ? undefined : rowId(row!.ns, old);
+}
+
+/** A replaced memory kept behind its replacement (see supersededAfterReplacement); `replacedOf` gives the id an item replaces. */
+function replacementsFirst(ranked: Ranked[], replacedOf: (id: string) => string | undefined): Ranked[] {
   const id = (r: Ranked) => r.id;
-  const replaced = (r: Ranked) => {
-    const row = rows.get(r.id);
-    const old = row && supersedesKey(row.value);
-    return old === undefined ? undefined : rowId(row!.ns, old);
-  };
+  const replaced = (r: Ranked) => replacedOf(r.id);
   return capDownTheList(liftReplacementScores(supersededAfterReplacement(ranked, id, replaced), id, replaced));
 }
 

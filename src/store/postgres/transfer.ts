@@ -8,6 +8,7 @@ import { everyVector, nsLabels, rowId, type Queryable, type Tables } from "./sql
 import { pathsFor, upsert, type VectorTarget } from "./write.js";
 
 interface ExportRow extends ItemRow {
+  index_fields: false | string[] | null;
   expires_at: string | null;
   ttl_minutes: number | null;
 }
