@@ -5,7 +5,8 @@ import type { KeywordDocument } from "../../embeddings/keyword-index.js";
  * runSearch), kept between searches so that a search reads the values of
  * new and changed items only, not of every item in scope. Each is keyed by
  * its item and the version of the item's row (PostgreSQL's `xmin`, new with
- * every write of the row, by any process), so a changed item is read again.
+ * every write of the row by any process, with the item's update time), so a
+ * changed item is read again.
  * At most `maxEntries` are kept: past that, the tenth least recently used
  * are dropped at once (a use costs no reordering).
  */
@@ -13,7 +14,7 @@ export class KeywordDocuments {
   private readonly entries = new Map<string, { version: string; doc: KeywordDocument | null; used: number }>();
   private tick = 0;
 
-  constructor(private readonly maxEntries = 20_000) {}
+  constructor(private readonly maxEntries = 10_000) {}
 
   /** The item's document at `version`: null when it has no keyword texts, undefined when not kept. */
   get(id: string, version: string): KeywordDocument | null | undefined {

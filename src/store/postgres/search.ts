@@ -34,9 +34,9 @@ export interface ItemRow {
 export const PAGE_COLUMNS = "i.ns, i.key, i.value, i.created_at, i.updated_at, i.ttl_minutes";
 /**
  * What a small selection's ranking reads of every item in scope (see
- * scopeRowsSql): its id, the version of its row (`xmin`, new with every
- * write, see KeywordDocuments), the key it replaces (`value.supersedes` when
- * that is a string), and its best distance. Values are read for the page only.
+ * scopeRowsSql): its id, the version of its row (ROW_VERSION), the key it
+ * replaces (`value.supersedes` when that is a string), and its best distance.
+ * Values are read for the page only.
  */
 interface ScopeRow {
   ns: string;
@@ -45,7 +45,14 @@ interface ScopeRow {
   sup: string | null;
   d: number | null;
 }
-const SCOPE_COLUMNS = "i.ns, i.key, i.xmin::text AS v, CASE WHEN jsonb_typeof(i.value->'supersedes') = 'string' THEN i.value->>'supersedes' END AS sup";
+/**
+ * The version of an item's row, for KeywordDocuments: the transaction that
+ * wrote it (`xmin`, new with every write of the row by any process) and its
+ * update time, so that a transaction id that wrapped around does not make an
+ * old version look current.
+ */
+const ROW_VERSION = "i.xmin::text || ':' || i.updated_at AS v";
+const SCOPE_COLUMNS = `i.ns, i.key, ${ROW_VERSION}, CASE WHEN jsonb_typeof(i.value->'supersedes') = 'string' THEN i.value->>'supersedes' END AS sup`;
 /** PAGE_COLUMNS of the index walk's merged branches (`u`). */
 const WALK_COLUMNS = PAGE_COLUMNS.replace(/\bi\./g, "u.");
 
@@ -586,7 +593,7 @@ async function keywordSmall(ctx: PgSearchContext, query: string, scope: ScopeRow
     const r = await runStatement<{ ns: string; key: string; v: string; value: Record<string, unknown>; index_fields: false | string[] | null }>(
       ctx,
       `SELECT i.* FROM unnest(${list.add(ns)}, ${list.add(keys)}) AS u(ns, key)
-       CROSS JOIN LATERAL (SELECT i.ns, i.key, i.xmin::text AS v, i.value, i.index_fields FROM ${ctx.tables.items} i WHERE i.ns = u.ns AND i.key = u.key OFFSET 0) i`,
+       CROSS JOIN LATERAL (SELECT i.ns, i.key, ${ROW_VERSION}, i.value, i.index_fields FROM ${ctx.tables.items} i WHERE i.ns = u.ns AND i.key = u.key OFFSET 0) i`,
       p.values,
     );
     // Read now: the row may be newer than the one the ranking statement saw, which is fine for one search.
