@@ -215,15 +215,10 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
     }
   }
   // A small selection's replacements are all known: they reorder the whole ranking, as in HNSWStore.
-  /** The whole selection was ranked (its replacements too): the page is a slice of it. */
-  const rankedWhole = scopeRows !== undefined;
   if (scopeRows) {
     const replaced = new Map<string, string>();
     for (const row of scopeRows) if (row.sup) replaced.set(rowId(row.ns, row.key), rowId(row.ns, row.sup));
     ranked = replacementsFirst(ranked, (id) => replaced.get(id));
-    // Not kept through the page's reads (every item of the selection: a young-generation collection
-    // during them would copy them all).
-    scopeRows = undefined;
   }
 
   // Rows are read for the page only (the ranking needs ids and scores); an id whose
@@ -238,7 +233,7 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
     for (const r of next) if (rows.has(r.id)) kept.push(r);
   }
   // Otherwise the page's rows are: replacements reorder what was loaded.
-  ranked = rankedWhole ? kept : replacementsFirst(kept, (id) => replacedIn(rows, id));
+  ranked = scopeRows ? kept : replacementsFirst(kept, (id) => replacedIn(rows, id));
   if (ranked.length < need) {
     // Fill with items that have nothing to rank them by, newest first.
     const seen = new Set(ranked.map((r) => r.id));
@@ -282,17 +277,27 @@ const pairs = (ids: string[]) => {
 
 /** Fetches the rows of ranked ids not yet in `rows` (those still in scope and live) into `rows`. */
 async function loadRows(ctx: PgSearchContext, missing: string[], req: PgSearchRequest, rows: Map<string, ItemRow>, keep: (row: ItemRow) => boolean) {
-  const [ns, keys] = pairs(missing);
+  const r = await itemsByIds<ItemRow>(ctx, missing, PAGE_COLUMNS, (p) => scopeWhere(req, ctx, p));
+  for (const row of r.rows) keep(row);
+}
+
+/**
+ * `columns` of the listed items, one primary-key probe each (see "Plans"),
+ * those that pass `where` (its parameters added to the statement's own).
+ */
+function itemsByIds<R extends QueryResultRow>(ctx: PgSearchContext, ids: string[], columns: string, where?: (p: Params) => string): Promise<QueryResult<R>> {
+  const [ns, keys] = pairs(ids);
   const p = new Params();
   // The id lists through InitPlans (see opaque): the statement keeps its generic plan.
   const list = opaque(p, "text[]");
-  const r = await runStatement<ItemRow>(
+  const idList = `unnest(${list.add(ns)}, ${list.add(keys)}) AS u(ns, key)`;
+  const also = where ? ` AND ${where(p)}` : "";
+  return runStatement<R>(
     ctx,
-    `SELECT i.* FROM unnest(${list.add(ns)}, ${list.add(keys)}) AS u(ns, key)
-     CROSS JOIN LATERAL (SELECT ${PAGE_COLUMNS} FROM ${ctx.tables.items} i WHERE i.ns = u.ns AND i.key = u.key AND ${scopeWhere(req, ctx, p)} OFFSET 0) i`,
+    `SELECT i.* FROM ${idList}
+     CROSS JOIN LATERAL (SELECT ${columns} FROM ${ctx.tables.items} i WHERE i.ns = u.ns AND i.key = u.key${also} OFFSET 0) i`,
     p.values,
   );
-  for (const row of r.rows) keep(row);
 }
 
 /** Best cosine similarity of each listed item (over all its vectors). */
@@ -586,15 +591,10 @@ async function keywordSmall(ctx: PgSearchContext, query: string, scope: ScopeRow
   const docs = ids.map((id, i) => kept?.get(id, scope[i]!.v));
   const missing = ids.filter((_, i) => docs[i] === undefined);
   if (missing.length) {
-    const [ns, keys] = pairs(missing);
-    const p = new Params();
-    // The id lists through InitPlans (see opaque): the statement keeps its generic plan.
-    const list = opaque(p, "text[]");
-    const r = await runStatement<{ ns: string; key: string; v: string; value: Record<string, unknown>; index_fields: false | string[] | null }>(
+    const r = await itemsByIds<{ ns: string; key: string; v: string; value: Record<string, unknown>; index_fields: false | string[] | null }>(
       ctx,
-      `SELECT i.* FROM unnest(${list.add(ns)}, ${list.add(keys)}) AS u(ns, key)
-       CROSS JOIN LATERAL (SELECT i.ns, i.key, ${ROW_VERSION}, i.value, i.index_fields FROM ${ctx.tables.items} i WHERE i.ns = u.ns AND i.key = u.key OFFSET 0) i`,
-      p.values,
+      missing,
+      `i.ns, i.key, ${ROW_VERSION}, i.value, i.index_fields`,
     );
     // Read now: the row may be newer than the one the ranking statement saw, which is fine for one search.
     const read = new Map<string, KeywordDocument | null>();
