@@ -136,22 +136,13 @@ export class KeywordIndex {
     if (!Array.isArray(texts) || texts.some((t) => typeof t !== "string")) {
       throw new InvalidArgumentError(`KeywordIndex.add("${id}") needs an array of strings`);
     }
-    if (!this.expansion) return this.insert(id, this.document(texts));
+    if (!this.expansion) return this.insert(id, this.countTerms(texts));
     this.remove(id);
-    const terms = new Map<string, number>();
-    let length = 0;
     const words: string[] = [];
-    for (const text of texts) {
-      for (const word of tokenize(text, { stemming: false })) {
-        const term = this.term(word);
-        terms.set(term, (terms.get(term) ?? 0) + 1);
-        if (this.expansion) {
-          if (!this.written.has(term)) this.written.set(term, word);
-          words.push(word);
-        }
-        length++;
-      }
-    }
+    const { terms, length } = this.countTerms(texts, (word, term) => {
+      if (!this.written.has(term)) this.written.set(term, word);
+      words.push(word);
+    });
     const doc: Doc = { terms, length };
     if (this.expansion?.document) {
       const expanded = new Map<string, number>();
@@ -182,12 +173,18 @@ export class KeywordIndex {
    */
   document(texts: string[]): KeywordDocument {
     if (!Array.isArray(texts) || texts.some((t) => typeof t !== "string")) throw new InvalidArgumentError("KeywordIndex.document needs an array of strings");
+    return this.countTerms(texts);
+  }
+
+  /** Each written word's term, counted (`onWord` sees every word and its term). */
+  private countTerms(texts: string[], onWord?: (word: string, term: string) => void): { terms: Map<string, number>; length: number } {
     const terms = new Map<string, number>();
     let length = 0;
     for (const text of texts) {
       for (const word of tokenize(text, { stemming: false })) {
         const term = this.term(word);
         terms.set(term, (terms.get(term) ?? 0) + 1);
+        onWord?.(word, term);
         length++;
       }
     }
