@@ -3,8 +3,8 @@
  * against vector-only, for users of 100, 500 and 2,000 facts (the sizes a
  * small selection, ranked exactly, spans: `hnsw.exactScanThreshold` is
  * 2,000). Facts are the texts of bench/data/facts-dev-a.json (numbered to
- * make 2,000), queries that set's questions; the embedder is a hash of the
- * text (TIMING ONLY: its rankings mean nothing). Both stores share the
+ * make 2,000), queries that set's questions; the embedder is the tests' bag
+ * of words (FakeEmbeddings: TIMING ONLY, its rankings mean little). Both stores share the
  * tables; searches alternate between them, untimed ones first.
  *
  * Run: npx tsx bench/postgres-small-hybrid.ts [--sizes=100,500,2000] [--queries=1000]
@@ -12,42 +12,17 @@
  */
 import os from "node:os";
 import pg from "pg";
-import { Embeddings } from "@langchain/core/embeddings";
 import { PostgresMemoryStore } from "../src/store/postgres/index.js";
 import { loadFactsDevSet } from "./lib/facts-sets.js";
 import { benchServer } from "./lib/pg-server.js";
 import { latency } from "./lib/vectors.js";
+import { FakeEmbeddings } from "../test/helpers/fake-embeddings.js";
 
 const DIMS = 512;
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]));
 const sizes = (args.get("sizes") ?? "100,500,2000").split(",").map(Number);
 const queries = Number(args.get("queries") ?? 1000);
 const WARMUP = 300;
-
-/** A deterministic unit vector per text (FNV-1a seeded xorshift), for timing only. */
-class HashEmbeddings extends Embeddings {
-  constructor() {
-    super({});
-  }
-  vector(text: string): number[] {
-    let h = 2166136261;
-    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
-    const v = new Array<number>(DIMS);
-    let norm = 0;
-    for (let i = 0; i < DIMS; i++) {
-      h = Math.imul(h ^ (h >>> 13), 1274126177);
-      v[i] = (h >>> 0) / 4294967296 - 0.5;
-      norm += v[i]! * v[i]!;
-    }
-    return v.map((x) => x / Math.sqrt(norm));
-  }
-  async embedDocuments(texts: string[]) {
-    return texts.map((t) => this.vector(t));
-  }
-  async embedQuery(text: string) {
-    return this.vector(text);
-  }
-}
 
 const set = await loadFactsDevSet("facts-dev-a.json");
 const texts = set.people.flatMap((p) => p.facts.map((f) => f.text));
@@ -56,7 +31,7 @@ const { url, stop } = await benchServer("postgres-small-hybrid");
 const schema = `small_hybrid_${process.pid}`;
 const admin = new pg.Client({ connectionString: url });
 await admin.connect();
-const embeddings = new HashEmbeddings();
+const embeddings = new FakeEmbeddings({ dims: DIMS });
 const open = (retrieval: "vector" | "hybrid") => new PostgresMemoryStore({ connectionString: url, schema, poolConfig: { max: 2 }, index: { dims: DIMS, embeddings, fields: ["text"] }, retrieval });
 const stores = { vector: open("vector"), hybrid: open("hybrid") };
 try {
