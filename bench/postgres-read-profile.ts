@@ -19,7 +19,7 @@ import os from "node:os";
 import pg from "pg";
 import { PostgresMemoryStore } from "../src/store/postgres/index.js";
 import { fittedEfSearch } from "../src/store/postgres/fitted-ef.js";
-import { scopeRowsSql } from "../src/store/postgres/search.js";
+import { annSql, scopeRowsSql } from "../src/store/postgres/search.js";
 import { tables, vectorParam } from "../src/store/postgres/sql.js";
 import { benchServer } from "./lib/pg-server.js";
 import { statementLog } from "./lib/pg-statement-log.js";
@@ -70,16 +70,19 @@ const ours = (which: string) => (q: number) => store.search(prefixes[which]!, { 
 const rawSide = (which: string) => (q: number) => raw.query(rawSql[which]!, [qs[q % nQueries]]);
 
 if (args.has("layers")) {
-  // One user's search layer by layer, this process's CPU per query, the four sides rotating query by
-  // query: the store; its ranked statement sent straight through `pg` (same name, text and values);
-  // that statement returning keys only; raw pgvector.
+  // One search layer by layer (--prefix=one|all), this process's CPU per query, the four sides
+  // rotating query by query: the store; its ranked statement sent straight through `pg` (same name,
+  // text and values); that statement returning keys only; raw pgvector.
+  const which = args.get("prefix") ?? "one";
   const t = tables("public", "memory_");
-  const statement = (q: number) => scopeRowsSql(t, { namespacePrefix: prefixes.one! }, Date.now(), qs[q % nQueries]!, K, K, true);
+  const statement = (q: number) =>
+    which === "one" ? scopeRowsSql(t, { namespacePrefix: prefixes.one! }, Date.now(), qs[q % nQueries]!, K, K, true) : annSql(t, { namespacePrefix: prefixes.all! }, Date.now(), qs[q % nQueries]!, K, K);
+  const keysOnly = (text: string) => (which === "one" ? text.replace("SELECT i.*, b.d", "SELECT i.key") : text.replace(/SELECT u\.d, [^\n]*? FROM \(\(/, "SELECT u.key FROM (("));
   const sides: [string, (q: number) => Promise<unknown>][] = [
-    ["store.search", ours("one")],
-    ["its statement", (q) => { const s = statement(q); return raw.query({ name: "layers_rows", text: s.text, values: s.values }); }],
-    ["keys only", (q) => { const s = statement(q); return raw.query({ name: "layers_keys", text: s.text.replace("SELECT i.*, b.d", "SELECT i.key"), values: s.values }); }],
-    ["raw pgvector", rawSide("one")],
+    ["store.search", ours(which)],
+    ["its statement", (q) => { const s = statement(q); return raw.query({ name: `layers_rows_${which}`, text: s.text, values: s.values }); }],
+    ["keys only", (q) => { const s = statement(q); return raw.query({ name: `layers_keys_${which}`, text: keysOnly(s.text), values: s.values }); }],
+    ["raw pgvector", rawSide(which)],
   ];
   const cpu = sides.map(() => 0);
   for (let q = 0; q < nQueries * 10 + 20; q++) {

@@ -228,6 +228,20 @@ describeWithVectors("PostgresMemoryStore: deferred indexing", () => {
     expect((await store.stats()).vectors).toBe(400);
   });
 
+  it("without maxPendingVectors the bound follows the beam searches walk with (2.5 per unit of ef_search)", async () => {
+    const schema = freshSchema();
+    // efSearch 20: a bound of 50 pending vectors, as maxPendingVectors 50 above.
+    const store = open(schema, { indexWorkers: 0, efSearch: 20 });
+    let most = 0;
+    for (let s = 0; s < 400; s += 40) {
+      await store.batch(docs(400).slice(s, s + 40));
+      most = Math.max(most, await count(schema, "memory_pending_vectors"));
+    }
+    expect(most).toBeGreaterThan(40);
+    expect(most).toBeLessThanOrEqual(90);
+    expect((await store.stats()).vectors).toBe(400);
+  });
+
   it("tables of schema version 1 (before the pending table) are brought to version 2 on open, their vectors kept", async () => {
     const schema = freshSchema();
     const old = open(schema, { deferredIndexing: false });

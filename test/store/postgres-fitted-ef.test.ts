@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fittedEfSearch, VectorTableSize } from "../../src/store/postgres/fitted-ef.js";
+import { BULK_MAX_PENDING, fittedEfSearch, fittedMaxPending, VectorTableSize } from "../../src/store/postgres/fitted-ef.js";
 import { tables } from "../../src/store/postgres/sql.js";
 
 /**
@@ -34,5 +34,26 @@ describe("fittedEfSearch", () => {
 
   it("a store that has not read its table's size yet uses the widest beam", () => {
     expect(new VectorTableSize(tables("public", "memory_"), 512).efSearch()).toBe(fittedEfSearch(Number.POSITIVE_INFINITY));
+  });
+});
+
+/**
+ * The pending bound writers wait on when the caller set none: a search
+ * compares every pending vector of its scope exactly beside a walk that
+ * costs about in proportion to its beam, so the bound follows the beam.
+ */
+describe("fittedMaxPending", () => {
+  it("is 2.5 pending vectors per unit of the beam: 250 up to 25k vectors, 500 up to 150k, 750 beyond", () => {
+    expect(fittedMaxPending(fittedEfSearch(10_000), false)).toBe(250);
+    expect(fittedMaxPending(fittedEfSearch(100_000), false)).toBe(500);
+    expect(fittedMaxPending(fittedEfSearch(300_000), false)).toBe(750);
+    // A caller's beam: a narrow one leaves room for fewer pending vectors, never none.
+    expect(fittedMaxPending(40, false)).toBe(100);
+    expect(fittedMaxPending(0.1, false)).toBe(1);
+  });
+
+  it("during a bulk load (no HNSW index walked, every search exact) only paces the writers", () => {
+    for (const ef of [40, 100, 300]) expect(fittedMaxPending(ef, true)).toBe(BULK_MAX_PENDING);
+    expect(BULK_MAX_PENDING).toBe(1000);
   });
 });

@@ -15,6 +15,31 @@ export function fittedEfSearch(vectors: number): number {
   return 300;
 }
 
+/**
+ * Pending vectors a search may have to compare exactly per unit of
+ * `hnsw.ef_search`: a search compares every pending vector of its scope,
+ * and its HNSW walk costs about in proportion to the beam, so this keeps the
+ * exact part of a search during a burst of writes at about the same share of
+ * the walk at every table size. At 10k items (ef_search 100), a bound of
+ * 1,000 left searches during a burst at 2.0-2.4x raw pgvector's walk and
+ * 250 at 1.2-1.5x (bench:postgres --max-pending, docs/postgres.md, "A bound").
+ */
+const PENDING_PER_EF = 2.5;
+/**
+ * The bound while a bulk load has dropped the HNSW index: every search
+ * compares every vector then, so the bound only paces the writers.
+ */
+export const BULK_MAX_PENDING = 1000;
+
+/**
+ * `hnsw.maxPendingVectors` when the caller set none: in proportion to the
+ * beam the store's searches walk with (see PENDING_PER_EF), or
+ * {@link BULK_MAX_PENDING} during a bulk load.
+ */
+export function fittedMaxPending(efSearch: number, bulk: boolean): number {
+  return bulk ? BULK_MAX_PENDING : Math.max(1, Math.round(PENDING_PER_EF * efSearch));
+}
+
 /** How long a size estimate is used before it is read again, in ms. */
 const SIZE_TTL_MS = 30_000;
 

@@ -9,8 +9,12 @@ export interface IndexSettlerOptions {
   transaction: <T>(fn: (db: PoolClient) => Promise<T>, where: string) => Promise<T>;
   /** Background movers in this process (0: none; writers still help past `maxPending`). */
   workers: number;
-  /** Writers wait (and help) while more vectors than this are pending. */
-  maxPending: number;
+  /**
+   * Writers wait (and help) while more vectors than this are pending. A
+   * number, or the bound as it now is (`bulk`: during a bulk load, when no
+   * HNSW index is walked and every search is exact anyway).
+   */
+  maxPending: number | ((bulk: boolean) => number);
   logger: Pick<Console, "warn">;
   /**
    * Runs one statement outside a transaction (VACUUM cannot run in one).
@@ -130,15 +134,21 @@ export class IndexSettler {
     if (written <= 0) return;
     this.estimate += written;
     this.writes++;
-    if (!this.bulkChecked && this.estimate > this.options.maxPending) this.bulkStart = this.startBulkLoad();
+    if (!this.bulkChecked && this.estimate > this.maxPending) this.bulkStart = this.startBulkLoad();
     this.kick(written);
   }
 
   /** Called before a write: when too many vectors are pending, waits until they are not, moving rows meanwhile. */
   async beforeWrite(): Promise<void> {
-    if (this.estimate <= this.options.maxPending) return;
+    if (this.estimate <= this.maxPending) return;
     await this.bulkStart;
-    await this.drainTo(this.options.maxPending);
+    await this.drainTo(this.maxPending);
+  }
+
+  /** The bound writers wait on now (see IndexSettlerOptions.maxPending). */
+  private get maxPending(): number {
+    const bound = this.options.maxPending;
+    return typeof bound === "number" ? bound : bound(this.bulkMoved !== undefined);
   }
 
   /**

@@ -31,7 +31,7 @@ import { listNamespaces } from "./list-namespaces.js";
 import { PlanCache } from "./plan-cache.js";
 import { KeywordDocuments } from "./keyword-documents.js";
 import { PreparedStatements } from "./prepared.js";
-import { VectorTableSize } from "./fitted-ef.js";
+import { fittedMaxPending, VectorTableSize } from "./fitted-ef.js";
 import { checkPostgresOptions } from "./check-options.js";
 import { exportRows, importRows } from "./transfer.js";
 import { validateValue } from "../validate-value.js";
@@ -159,7 +159,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
           return inTransaction(this.pool, this.txOptions(where), fn);
         },
         workers: this.options.hnsw?.indexWorkers ?? (this.pglite ? 1 : DEFAULT_INDEX_WORKERS),
-        maxPending: this.options.hnsw?.maxPendingVectors ?? DEFAULT_MAX_PENDING,
+        maxPending: (bulk) => this.options.hnsw?.maxPendingVectors ?? fittedMaxPending(this.efSearch, bulk),
         logger: this.logger,
         outsideTransaction: async (sql) => {
           if (!this.pool) return;
@@ -251,6 +251,11 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     return (this.options.sessionSettings ?? (!this.options.pool && !this.pglite)) ? "session" : "local";
   }
 
+  /** `hnsw.ef_search` of an index walk: the caller's, or fitted to the table's size. */
+  private get efSearch(): number {
+    return this.options.hnsw?.efSearch ?? this.tableSize?.efSearch() ?? DEFAULT_EF_SEARCH;
+  }
+
   /** Selections of at most this many items are ranked exactly (`hnsw.exactScanThreshold`). */
   private get exactScanThreshold(): number {
     return this.options.hnsw?.exactScanThreshold ?? DEFAULT_EXACT_SCAN_THRESHOLD;
@@ -280,7 +285,8 @@ export class PostgresMemoryStore extends MemoryStoreBase {
       queryAdapter: this.indexConfig?.queryAdapter,
     });
     const writes = operations.some((op) => "value" in op);
-    if (this.tableSize && !this.tableSize.fresh && operations.some((op) => "namespacePrefix" in op)) {
+    // Searches walk with a beam fitted to the table's size, and writes wait on a bound fitted to that beam.
+    if (this.tableSize && !this.tableSize.fresh) {
       this.tableSize.refresh((fn) => this.transaction(fn, "read", "read")).catch((err) => this.logger.warn(`langgraph-hnsw-memory: reading the size of ${this.tables.vectors} failed: ${String((err as Error)?.message ?? err)}`));
     }
     if (writes) {
@@ -321,7 +327,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
               retrieval: s.retrieval ?? this.retrieval,
               hasVectors: !!this.indexConfig,
               fields: this.fields,
-              efSearch: this.options.hnsw?.efSearch ?? this.tableSize?.efSearch() ?? DEFAULT_EF_SEARCH,
+              efSearch: this.efSearch,
               efExplicit: this.options.hnsw?.efSearch !== undefined,
               walkMode: this.walkMode,
               exactScanThreshold: this.exactScanThreshold,
@@ -519,7 +525,6 @@ const DEFAULT_EF_SEARCH = 300;
 const DEFAULT_EXACT_SCAN_THRESHOLD = 2000;
 /** Deferred indexing defaults (see PostgresHnswOptions). */
 const DEFAULT_INDEX_WORKERS = 2;
-const DEFAULT_MAX_PENDING = 1000;
 
 /** pgvector 0.8 added iterative index scans. */
 function iterativeScanSupported(version: string | undefined): boolean {

@@ -63,11 +63,16 @@ export interface PostgresHnswOptions {
   /**
    * A write waits before it starts (and helps move rows) while more vectors
    * than this are pending, so that the exact part of every search stays
-   * small: a search compares every pending vector in its scope exactly,
-   * about 1.2 µs of the server's CPU each for 512 dims (at 10k items the
-   * HNSW walk itself is about 3.3 ms). Sustained bulk writes then run at the
-   * rate the index takes them.
-   * @default 1000
+   * small: a search compares every pending vector in its scope exactly
+   * (well under a microsecond of the server's CPU each for 512 dims) beside
+   * an HNSW walk that costs about in proportion to `efSearch`. Unset, the
+   * bound follows the beam: 2.5 pending vectors per unit of `efSearch` (250
+   * up to 25,000 indexed vectors, 500 up to 150,000, 750 beyond), and 1,000
+   * during a bulk load, when every search is exact anyway. A larger bound
+   * lets a burst of writes be acknowledged further ahead of the index, at
+   * that price to every search meanwhile. Sustained writes run at the rate
+   * the index takes them either way.
+   * @default 2.5 × efSearch (1000 during a bulk load)
    */
   maxPendingVectors?: number;
 }
@@ -121,7 +126,7 @@ export interface PostgresStoreSettings {
   ttl?: TTLConfig;
   /**
    * pgvector HNSW tuning.
-   * @default { m: 16, efConstruction: 64, efSearch: fits the table, exactScanThreshold: 2000, deferredIndexing: true, indexWorkers: 2, maxPendingVectors: 1000 }
+   * @default { m: 16, efConstruction: 64, efSearch: fits the table, exactScanThreshold: 2000, deferredIndexing: true, indexWorkers: 2, maxPendingVectors: 2.5 × efSearch }
    */
   hnsw?: PostgresHnswOptions;
   /**
