@@ -21,8 +21,8 @@ export function fittedEfSearch(vectors: number): number {
  * and its HNSW walk costs about in proportion to the beam, so this keeps the
  * exact part of a search during a burst of writes at about the same share of
  * the walk at every table size. At 10k items (ef_search 100), a bound of
- * 1,000 left searches during a burst at 2.0-2.4x raw pgvector's walk and
- * 250 at 1.2-1.5x (bench:postgres --max-pending, docs/postgres.md, "A bound").
+ * 1,000 left searches during a burst at 2.2-2.4x raw pgvector's walk and
+ * 250 at 1.3-1.5x (bench:postgres, docs/postgres.md, "A bound").
  */
 const PENDING_PER_EF = 2.5;
 /**
