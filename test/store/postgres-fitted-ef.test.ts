@@ -35,6 +35,23 @@ describe("fittedEfSearch", () => {
   it("a store that has not read its table's size yet uses the widest beam", () => {
     expect(new VectorTableSize(tables("public", "memory_"), 512).efSearch()).toBe(fittedEfSearch(Number.POSITIVE_INFINITY));
   });
+
+  it("counts this process's writes since the last reading, so a load widens the beam at once", async () => {
+    const size = new VectorTableSize(tables("public", "memory_"), 512);
+    await size.refresh(async () => 10_000, true);
+    expect(size.efSearch()).toBe(100);
+    size.wrote(40_000);
+    expect(size.efSearch()).toBe(200);
+    // A reading that sees them replaces the count; writes committed while it runs stay counted.
+    let answer!: (n: number) => void;
+    const reading = size.refresh(() => new Promise<number>((r) => (answer = r)), true);
+    size.wrote(200_000);
+    answer(50_000);
+    await reading;
+    expect(size.efSearch()).toBe(fittedEfSearch(250_000));
+    await size.refresh(async () => 20_000, true);
+    expect(size.efSearch()).toBe(100);
+  });
 });
 
 /**

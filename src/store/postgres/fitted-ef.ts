@@ -46,21 +46,31 @@ const SIZE_TTL_MS = 30_000;
 /**
  * The indexed-vector count that {@link fittedEfSearch} reads, kept by the
  * store: estimated from the catalog as the planner estimates it, at most
- * every 30 s, in the background, never on a search's path.
+ * every 30 s, in the background, never on a search's path, plus the vectors
+ * this process wrote since that reading began (so that a load's own writes
+ * widen the beam at once, not up to 30 s later; deletes are not taken off,
+ * which errs towards the wider beam).
  */
 export class VectorTableSize {
   private estimate?: number;
   private at = 0;
   private reading?: Promise<void>;
+  /** Vectors written by this process since the last reading began. */
+  private written = 0;
 
   constructor(
     private readonly tables: Tables,
     private readonly dims: number,
   ) {}
 
-  /** The beam for the table's size as last read (the widest until it is known). */
+  /** The beam for the table's size as last read and grown since (the widest until it is known). */
   efSearch(): number {
-    return fittedEfSearch(this.estimate ?? Number.POSITIVE_INFINITY);
+    return fittedEfSearch((this.estimate ?? Number.POSITIVE_INFINITY) + this.written);
+  }
+
+  /** Counts vectors this process wrote (committed), until the next reading sees them. */
+  wrote(vectors: number): void {
+    if (vectors > 0) this.written += vectors;
   }
 
   /** The last reading is recent enough (no refresh due). */
@@ -71,10 +81,13 @@ export class VectorTableSize {
   /** Reads the size again when the last reading is older than 30 s (not awaited by searches). */
   refresh(read: (fn: (db: Queryable) => Promise<number>) => Promise<number>, force = false): Promise<void> {
     if (this.reading || (!force && this.fresh)) return this.reading ?? Promise.resolve();
+    // Writes committed from here on may or may not be in the reading: they stay counted.
+    const before = this.written;
     this.reading = read((db) => countVectors(db, this.tables, this.dims))
       .then((n) => {
         this.estimate = n;
         this.at = performance.now();
+        this.written -= before;
       })
       .finally(() => (this.reading = undefined));
     return this.reading;

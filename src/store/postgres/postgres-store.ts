@@ -368,6 +368,11 @@ export class PostgresMemoryStore extends MemoryStoreBase {
       return results as OperationResults<Op>;
     }, writes ? "batch" : "read", writes ? "write" : "read");
     this.settler?.wrote(pendingWritten);
+    if (writes && this.tableSize) {
+      let vectors = 0;
+      for (const put of prepared.puts.values()) vectors += put.vectors.length;
+      this.tableSize.wrote(vectors);
+    }
     return out;
   }
 
@@ -484,6 +489,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     await this.settler?.beforeWrite();
     const pendingWritten = await this.transaction((db) => importRows(db, this.tables, entries, index, this.fields, this.clock()));
     this.settler?.wrote(pendingWritten);
+    this.tableSize?.wrote(pendingWritten);
   }
 
   /**
