@@ -183,6 +183,37 @@ describeWithVectors("search plans on the real server (EXPLAIN)", () => {
     expect(exact).not.toMatch(/Seq Scan on memory_(items|vectors) |memory_vectors_hnsw/);
   });
 
+  it("one user (hybrid): every vector of the user is read once, never again for each item (custom and generic plans)", async () => {
+    const s = open("hybrid");
+    try {
+      await planOf(s, ["users", "u1"]);
+    } finally {
+      await s.close();
+    }
+    const one = plans[0];
+    const client = await pool.connect();
+    try {
+      const args = (one.values ?? []).map((v) => (Buffer.isBuffer(v) ? `'${vectorText(v)}'` : typeof v === "number" ? String(v) : client.escapeLiteral(String(v))));
+      for (const mode of ["force_custom_plan", "force_generic_plan"]) {
+        await client.query("BEGIN");
+        await client.query(`SET LOCAL plan_cache_mode = ${mode}`);
+        await client.query(`PREPARE hybrid_probe AS ${one.sql}`);
+        const r = await client.query(`EXPLAIN (ANALYZE, COSTS OFF) EXECUTE hybrid_probe(${args.join(", ")})`);
+        await client.query("ROLLBACK");
+        await client.query("DEALLOCATE hybrid_probe");
+        const plan = r.rows.map((row) => String(row["QUERY PLAN"])).join("\n");
+        // Every item of the user, each with its best distance.
+        expect(plan, plan).toMatch(/Hash Left Join[^\n]* rows=100 loops=1/);
+        const reads = plan.split("\n").filter((l) => / on memory_(pending_)?vectors |Materialize|Memoize/.test(l));
+        expect(reads.length, plan).toBeGreaterThan(0);
+        for (const line of reads) expect(line, plan).toMatch(/loops=1\)/);
+      }
+    } finally {
+      await client.query("ROLLBACK").catch(() => undefined);
+      client.release();
+    }
+  });
+
   it("one user with vectors still pending: the scope's pending rows are read once, never once per item (custom and generic plans)", async () => {
     await planOf(store, ["users", "u1"]);
     const one = plans[0];

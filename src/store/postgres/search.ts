@@ -35,8 +35,8 @@ export const PAGE_COLUMNS = "i.ns, i.key, i.value, i.created_at, i.updated_at, i
 /**
  * What a small selection's ranking reads of every item in scope (see
  * scopeRowsSql): its id, the version of its row (ROW_VERSION), the key it
- * replaces (`value.supersedes` when that is a string), and the distance of
- * one of its vectors (a row per vector). Values are read for the page only.
+ * replaces (`value.supersedes` when that is a string), and its best
+ * distance. Values are read for the page only.
  */
 interface ScopeRow {
   ns: string;
@@ -186,25 +186,16 @@ export async function runSearch(req: PgSearchRequest, ctx: PgSearchContext): Pro
   let similarity: Map<string, number> | undefined;
   let vectorRanked: Ranked[] = [];
   if (small && useKeywords) {
-    // Every item in scope with the distance of each of its vectors: BM25, the vector ranking and the fusion all run here.
+    // Every item in scope with its best distance, in no order: BM25, the vector ranking and the fusion all run here.
     const { text, values } = scopeRowsSql(t, req, ctx.now, useVectors ? q : null);
     const r = await runStatement<ScopeRow>(ctx, text, values);
-    const items = new Map<string, ScopeRow>();
-    /** Each item's best distance over its vectors. */
-    const best = new Map<string, number>();
-    for (const row of r.rows) {
-      const id = rowId(row.ns, row.key);
-      if (!items.has(id)) items.set(id, row);
-      if (row.d === null || row.d === undefined) continue;
-      const d = Number(row.d);
-      const had = best.get(id);
-      if (had === undefined || d < had) best.set(id, d);
-    }
     // Nearest first, ties by id (namespace, then key).
-    const nearest = [...best].sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const nearest: [string, number][] = [];
+    for (const row of r.rows) if (row.d !== null && row.d !== undefined) nearest.push([rowId(row.ns, row.key), Number(row.d)]);
+    nearest.sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     similarity = new Map(nearest.map(([id, d]) => [id, 1 - d]));
     vectorRanked = nearest.slice(0, poolSize).map(([id, d]) => ({ id, score: 1 - d }));
-    scopeRows = [...items.values()];
+    scopeRows = r.rows;
   } else if (useVectors) {
     vectorRanked = small ? await nearestVectors(req, ctx, q, need, poolSize, inScope, planKey, keep) : await annVectors(req, ctx, q, walkDepth(useKeywords, need, poolSize), planKey, keep);
   }
@@ -344,10 +335,10 @@ async function bestScores(ctx: PgSearchContext, q: Buffer, ids: string[]): Promi
  * whole scope; with `vectors` as well, only the scope's `vectors` nearest
  * vectors are read (a bounded sort), each item's best among them, or with
  * `oneEach` those vectors one row each (see nearestVectors for when each is
- * the exact answer). Otherwise every item joined to the distance of each of
- * its vectors, one row per vector, in no order (`d` null without vectors, or
- * without `q`; the caller takes each item's best and sorts), so that BM25,
- * the vector ranking and their fusion all come from this one statement. The text depends only on the shape (filter structure, `q` or
+ * the exact answer). Otherwise every item joined to its best distance, in
+ * no order (`d` null without vectors, or without `q`; the caller sorts), so
+ * that BM25, the vector ranking and their fusion all come from this one
+ * statement. The text depends only on the shape (filter structure, `q` or
  * not, `nearest` or not, `vectors` or not, `oneEach` or not), so it runs as a named prepared
  * statement.
  */
@@ -371,11 +362,11 @@ export function scopeRowsSql(
   const distances = (table: string) => `SELECT v.ns, v.key, v.field, v.embedding <=> ${qp}::vector AS d FROM ${table} v WHERE ${scope}`;
   const best = `SELECT v.ns, v.key, min(v.d) AS d FROM ${everyVector(t, distances)} v GROUP BY v.ns, v.key`;
   if (nearest === undefined) {
-    // One row per vector, in no order: the caller takes each item's best and sorts the items. A GROUP BY
-    // and an ORDER BY here sorted every row twice, by text keys in the database's collation (at 2,000
-    // items most of the statement's time).
+    // In no order: the caller sorts the items (an ORDER BY here sorted every row again, ties by keys
+    // in the database's collation). The best per item stays here: joined to one row per vector, the
+    // generic plan went to a nested loop that read every vector again for each item (200 ms at 2,000).
     const where = `${scopeSql("i.ns", req.namespacePrefix, opaque(p))} AND ${liveSql("i", now, p)} AND ${filterSql("i.value", req.filter, p)}`;
-    const text = `SELECT ${SCOPE_COLUMNS}, b.d FROM ${t.items} i LEFT JOIN ${everyVector(t, distances)} b ON b.ns = i.ns AND b.key = i.key WHERE ${where}`;
+    const text = `SELECT ${SCOPE_COLUMNS}, b.d FROM ${t.items} i LEFT JOIN (${best}) b ON b.ns = i.ns AND b.key = i.key WHERE ${where}`;
     return { text, values: p.values };
   }
   // The item rows in distance order (OFFSET 0 keeps both subqueries as written, see "Plans"): the
