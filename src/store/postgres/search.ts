@@ -35,8 +35,8 @@ export const PAGE_COLUMNS = "i.ns, i.key, i.value, i.created_at, i.updated_at, i
 /**
  * What a small selection's ranking reads of every item in scope (see
  * scopeRowsSql): its id, the version of its row (ROW_VERSION), the key it
- * replaces (`value.supersedes` when that is a string), and its best
- * distance. Values are read for the page only.
+ * replaces (`value.supersedes` when that is a string), and its best distance.
+ * Values are read for the page only.
  */
 interface ScopeRow {
   ns: string;
