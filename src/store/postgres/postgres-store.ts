@@ -256,6 +256,18 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     return this.options.hnsw?.efSearch ?? this.tableSize?.efSearch() ?? DEFAULT_EF_SEARCH;
   }
 
+  /** Before a delete: the counts it may shrink, and every kept keyword document (no deleted item's text stays in memory). */
+  private forgetDeleted(): void {
+    this.plans.clear();
+    this.keywordDocuments.clear();
+  }
+
+  /** After a committed write of `vectors` vectors: the workers move them if they are pending, and the beam counts them. */
+  private wroteVectors(vectors: number): void {
+    this.settler?.wrote(this.vectorTarget === "pending" ? vectors : 0);
+    this.tableSize?.wrote(vectors);
+  }
+
   /** Selections of at most this many items are ranked exactly (`hnsw.exactScanThreshold`). */
   private get exactScanThreshold(): number {
     return this.options.hnsw?.exactScanThreshold ?? DEFAULT_EXACT_SCAN_THRESHOLD;
@@ -291,22 +303,20 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     }
     if (writes) {
       // A put may grow a small selection past its count (see PlanCache.forgetSmall); a large one's count only picks its plan.
-      if (operations.some((op) => "value" in op && op.value === null)) {
-        this.plans.clear();
-        this.keywordDocuments.clear();
-      } else this.plans.forgetSmall(this.exactScanThreshold);
+      if (operations.some((op) => "value" in op && op.value === null)) this.forgetDeleted();
+      else this.plans.forgetSmall(this.exactScanThreshold);
     }
     if (writes) await this.settler?.beforeWrite();
-    let pendingWritten = 0;
+    let vectorsWritten = 0;
     // Reads need no transaction (each statement sees its own snapshot under READ COMMITTED either way).
     const out = await this.transaction(async (db) => {
-      pendingWritten = 0;
+      vectorsWritten = 0;
       const results: unknown[] = [];
       const touched: [string, string][] = [];
       const storeRefresh = this.options.ttl?.refreshOnRead !== false;
       let pending: WriteOp[] = [];
       const flush = async () => {
-        if (pending.length) pendingWritten += await writeRun(db, this.tables, pending, now, this.fields, this.vectorTarget);
+        if (pending.length) vectorsWritten += await writeRun(db, this.tables, pending, now, this.fields, this.vectorTarget);
         pending = [];
       };
       // Every item this batch writes locked first, in the order every writer uses (see write-order.ts).
@@ -367,12 +377,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
       await this.refresh(db, touched, now);
       return results as OperationResults<Op>;
     }, writes ? "batch" : "read", writes ? "write" : "read");
-    this.settler?.wrote(pendingWritten);
-    if (writes && this.tableSize) {
-      let vectors = 0;
-      for (const put of prepared.puts.values()) vectors += put.vectors.length;
-      this.tableSize.wrote(vectors);
-    }
+    this.wroteVectors(vectorsWritten);
     return out;
   }
 
@@ -404,8 +409,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
    */
   async deleteNamespace(prefix: string[]): Promise<number> {
     validateNamespace(prefix, { forWrite: true, what: "namespace prefix" });
-    this.plans.clear();
-    this.keywordDocuments.clear();
+    this.forgetDeleted();
     return this.transaction(async (db) => {
       for (const mirror of bookkeepingMirrors(prefix)) {
         const m = new Params();
@@ -419,8 +423,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
 
   /** Deletes expired items now and returns how many. */
   async sweepExpired(): Promise<number> {
-    this.plans.clear();
-    this.keywordDocuments.clear();
+    this.forgetDeleted();
     return this.transaction(async (db) => {
       const r = await db.query(`DELETE FROM ${this.tables.items} WHERE expires_at IS NOT NULL AND expires_at <= $1`, [this.clock()]);
       return r.rowCount ?? 0;
@@ -487,9 +490,7 @@ export class PostgresMemoryStore extends MemoryStoreBase {
     this.plans.clear();
     await this.setup();
     await this.settler?.beforeWrite();
-    const pendingWritten = await this.transaction((db) => importRows(db, this.tables, entries, index, this.fields, this.clock()));
-    this.settler?.wrote(pendingWritten);
-    this.tableSize?.wrote(pendingWritten);
+    this.wroteVectors(await this.transaction((db) => importRows(db, this.tables, entries, index, this.fields, this.clock())));
   }
 
   /**

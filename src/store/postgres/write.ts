@@ -66,17 +66,17 @@ export type VectorTarget = "pending" | "indexed" | null;
  * one multi-row upsert (`INSERT … ON CONFLICT DO UPDATE`, keeping
  * `created_at`), with their old vectors deleted and new ones inserted; a
  * repeated id starts a new run, so later writes win as they do one by one.
- * Returns how many vectors went to the pending table.
+ * Returns how many vectors it wrote (to `target`).
  */
 export async function writeRun(db: Queryable, t: Tables, ops: WriteOp[], now: number, fields: string[] | null, target: VectorTarget): Promise<number> {
-  let pendingRows = 0;
+  let vectors = 0;
   let run: WriteOp[] = [];
   let ids = new Set<string>();
   const flush = async () => {
     if (run.length === 0) return;
     const kind = run[0].kind;
     // The run's rows in the one order every writer locks them in (see write-order.ts).
-    if (kind === "put") pendingRows += await upsert(db, t, run.map((o) => (o as { put: PreparedPut }).put).sort(byItem), now, fields, target);
+    if (kind === "put") vectors += await upsert(db, t, run.map((o) => (o as { put: PreparedPut }).put).sort(byItem), now, fields, target);
     else await remove(db, t, run as { namespace: string[]; key: string }[]);
     run = [];
     ids = new Set();
@@ -90,7 +90,7 @@ export async function writeRun(db: Queryable, t: Tables, ops: WriteOp[], now: nu
     ids.add(id);
   }
   await flush();
-  return pendingRows;
+  return vectors;
 }
 
 /** Timestamps to write as they are (an import), instead of `now` for both. */
@@ -99,7 +99,7 @@ export interface Stamps {
   updatedAt: number[];
 }
 
-/** Upserts the items and replaces their vectors; returns how many vectors went to the pending table. */
+/** Upserts the items and replaces their vectors; returns how many vectors it wrote (to `target`). */
 export async function upsert(db: Queryable, t: Tables, puts: PreparedPut[], now: number, fields: string[] | null, target: VectorTarget, stamps?: Stamps): Promise<number> {
   const ns = puts.map((p) => nsPath(p.namespace));
   const keys = puts.map((p) => p.key);
@@ -131,7 +131,7 @@ export async function upsert(db: Queryable, t: Tables, puts: PreparedPut[], now:
   });
   const into = target === "pending" ? t.pending : t.vectors;
   for (let s = 0; s < rows.length; s += VECTOR_ROWS_PER_INSERT) await insertVectors(db, into, rows.slice(s, s + VECTOR_ROWS_PER_INSERT));
-  return target === "pending" ? rows.length : 0;
+  return rows.length;
 }
 
 /**
